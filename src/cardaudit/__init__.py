@@ -1,0 +1,3 @@
+"""cardaudit: audit a model repository's card against its files."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,426 @@
+"""Core values shared by every layer: evidence, facts, findings and the report.
+
+Everything here is a frozen dataclass (or a tuple / read-only mapping of them) so that
+checks can be pure functions of evidence and facts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "info"]
+Outcome = Literal["pass", "fail", "not_applicable", "error"]
+SEVERITY_RANK: Mapping[str, int] = MappingProxyType({"info": 0, "warning": 1, "error": 2})
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+
+
+def frozen_mapping(data: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
+    """A read-only view of a fresh dict copy of ``data``."""
+    return MappingProxyType(dict(data or {}))
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a finding or a fact comes from.
+
+    ``repo`` says which repository ``path`` belongs to: "model" (the audited repo),
+    "code" (its code repo) or "base" (a base model repo).
+    """
+
+    path: str | None = None
+    line: int | None = None
+    key: str | None = None
+    repo: str = "model"
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"path": self.path, "line": self.line}
+        if self.key is not None:
+            data["key"] = self.key
+        if self.repo != "model":
+            data["repo"] = self.repo
+        return data
+
+    def display(self) -> str:
+        """``path:line`` (with a ``code:`` / ``base:`` prefix for other repos)."""
+        if self.path is None:
+            return "-"
+        text = self.path if self.line is None else f"{self.path}:{self.line}"
+        return text if self.repo == "model" else f"{self.repo}:{text}"
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A small text file read from a repository."""
+
+    path: str
+    text: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    def line_at(self, offset: int) -> int:
+        """1-based line number of character ``offset``."""
+        return self.text.count("\n", 0, max(offset, 0)) + 1
+
+    def find_line(self, pattern: str | re.Pattern[str], flags: int = re.IGNORECASE) -> int | None:
+        """Line of the first match of ``pattern`` (a regex), or None."""
+        regex = pattern if isinstance(pattern, re.Pattern) else re.compile(pattern, flags)
+        match = regex.search(self.text)
+        return self.line_at(match.start()) if match else None
+
+    def excerpt(self, line: int, width: int = 200) -> str:
+        """The text of ``line`` (1-based), stripped and cut to ``width`` characters."""
+        lines = self.lines
+        if not 1 <= line <= len(lines):
+            return ""
+        text = lines[line - 1].strip()
+        return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """A file in a repository listing (read or not)."""
+
+    path: str
+    size: int
+    lfs: bool = False
+
+
+@dataclass(frozen=True)
+class FileVersion:
+    """One committed version of a file: for promise history and licence changes."""
+
+    sha: str
+    date: datetime
+    text: str
+
+
+@dataclass(frozen=True)
+class Tag:
+    name: str
+    sha: str
+    date: datetime | None
+
+
+@dataclass(frozen=True)
+class RepoSnapshot:
+    """One repository at one revision: its listing and the small text files read from it.
+
+    ``texts`` holds files worth reading (cards, licences, notices, configs, code) keyed by
+    repo-relative POSIX path; ``skipped`` says why any other candidate was not read.
+    """
+
+    kind: Literal["local", "hub", "git"]
+    id: str
+    path: str | None = None
+    revision: str | None = None
+    files: tuple[FileEntry, ...] = ()
+    texts: Mapping[str, TextFile] = field(default_factory=frozen_mapping)
+    skipped: Mapping[str, str] = field(default_factory=frozen_mapping)
+    history: Mapping[str, tuple[FileVersion, ...]] = field(default_factory=frozen_mapping)
+    tags: tuple[Tag, ...] = ()
+    url: str | None = None
+
+    def text(self, path: str) -> TextFile | None:
+        return self.texts.get(path)
+
+    def has(self, path: str) -> bool:
+        return any(entry.path == path for entry in self.files)
+
+    def find(self, *names: str, top_level: bool = True) -> list[str]:
+        """Paths whose file name equals one of ``names`` (case-insensitive), sorted."""
+        wanted = {name.lower() for name in names}
+        found = []
+        for entry in self.files:
+            if top_level and "/" in entry.path:
+                continue
+            if entry.path.rsplit("/", 1)[-1].lower() in wanted:
+                found.append(entry.path)
+        return sorted(found)
+
+
+@dataclass(frozen=True)
+class Card:
+    """A model card: YAML front matter and Markdown body, with line numbers.
+
+    ``metadata_lines`` maps each top-level front-matter key to its 1-based line in the
+    file. ``error`` is set (with a line) when the front matter is not valid YAML.
+    """
+
+    path: str
+    raw: str
+    metadata: Mapping[str, Any]
+    metadata_lines: Mapping[str, int]
+    body: str
+    body_start_line: int
+    has_front_matter: bool
+    error: str | None = None
+    error_line: int | None = None
+
+    def key_line(self, key: str) -> int | None:
+        return self.metadata_lines.get(key)
+
+    @property
+    def file(self) -> TextFile:
+        return TextFile(self.path, self.raw)
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+    file: str
+
+
+@dataclass(frozen=True)
+class SafetensorsHeader:
+    """The parsed header of one .safetensors file (never its data)."""
+
+    path: str
+    size: int | None
+    tensors: tuple[TensorInfo, ...] = ()
+    metadata: Mapping[str, str] = field(default_factory=frozen_mapping)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Evidence that could not be gathered; becomes an SRC finding."""
+
+    rule_id: str
+    message: str
+    location: Location = Location()
+    evidence: str | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: Literal["local", "hub"]
+    id: str
+    path: str | None
+    revision: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "id": self.id, "path": self.path, "revision": self.revision}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything acquired about one model repo, its code repo and its base models."""
+
+    target: Target
+    repo: RepoSnapshot
+    card: Card | None = None
+    config: Mapping[str, Any] | None = None
+    safetensors: tuple[SafetensorsHeader, ...] = ()
+    safetensors_index: Mapping[str, Any] | None = None
+    code: RepoSnapshot | None = None
+    base: tuple[Evidence, ...] = ()
+    base_relation: str | None = None
+    problems: tuple[Problem, ...] = ()
+
+    def json_file(self, path: str) -> Any:
+        """Parsed JSON of a text file in the model repo, or None when absent or invalid."""
+        import json
+
+        text = self.repo.text(path)
+        if text is None:
+            return None
+        try:
+            return json.loads(text.text)
+        except ValueError:
+            return None
+
+
+# --------------------------------------------------------------------------- facts
+
+
+@dataclass(frozen=True)
+class LicenceMatch:
+    """What a licence text was identified as."""
+
+    path: str
+    identified: str | None
+    confidence: float
+    also: tuple[str, ...] = ()
+    repo: str = "model"
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class LicenceFacts:
+    declared: str | None = None
+    declared_spdx: str | None = None
+    declared_name: str | None = None
+    declared_link: str | None = None
+    files: tuple[LicenceMatch, ...] = ()
+    code_repo: Mapping[str, Any] | None = None
+    prose: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class ParameterFacts:
+    total: int | None = None
+    active: int | None = None
+    by_dtype: Mapping[str, int] = field(default_factory=frozen_mapping)
+    source: Literal["safetensors", "index", "config", "gguf"] | None = None
+    details: Mapping[str, Any] = field(default_factory=frozen_mapping)
+
+
+@dataclass(frozen=True)
+class MemoryFacts:
+    weight_bytes: int | None = None
+    kv_cache_bytes_per_token: int | None = None
+    context_length: int | None = None
+    details: Mapping[str, Any] = field(default_factory=frozen_mapping)
+
+
+@dataclass(frozen=True)
+class BaseModelRef:
+    id: str
+    relation: str | None
+    source: str
+    location: Location = Location()
+
+
+@dataclass(frozen=True)
+class Promise:
+    text: str
+    artifact: str
+    path: str
+    line: int
+    status: Literal["missing", "delivered", "unknown"]
+    first_seen: str | None = None
+    reason: str | None = None
+    repo: str = "model"
+
+
+@dataclass(frozen=True)
+class Claim:
+    kind: str
+    text: str
+    path: str
+    line: int
+    missing: tuple[str, ...] = ()
+    repo: str = "model"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Facts derived from evidence, shared by several checks and published in the report."""
+
+    license: LicenceFacts = LicenceFacts()
+    parameters: ParameterFacts = ParameterFacts()
+    memory: MemoryFacts = MemoryFacts()
+    base_models: tuple[BaseModelRef, ...] = ()
+    promises: tuple[Promise, ...] = ()
+    claims: tuple[Claim, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=frozen_mapping)
+
+
+# --------------------------------------------------------------------------- findings
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What a check reports: the pipeline adds rule id, severity and remediation."""
+
+    message: str
+    location: Location = Location()
+    evidence: str | None = None
+    severity: Severity | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule_id: str
+    severity: Severity
+    message: str
+    location: Location
+    evidence: str | None = None
+    remediation: str | None = None
+    suppressed_by: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "rule_id": self.rule_id,
+            "severity": self.severity,
+            "message": self.message,
+            "location": self.location.to_json(),
+            "evidence": self.evidence,
+            "remediation": self.remediation,
+        }
+        if self.suppressed_by is not None:
+            data["suppressed_by"] = self.suppressed_by
+        return data
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    rule_id: str
+    outcome: Outcome
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Summary:
+    error: int
+    warning: int
+    info: int
+    suppressed: int
+
+
+@dataclass(frozen=True)
+class Report:
+    target: Target
+    facts: Facts
+    checks: tuple[CheckRun, ...]
+    findings: tuple[Finding, ...]
+    suppressed: tuple[Finding, ...] = ()
+    evidence: Evidence | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def summary(self) -> Summary:
+        counts = {severity: 0 for severity in SEVERITIES}
+        for finding in self.findings:
+            counts[finding.severity] += 1
+        return Summary(
+            error=counts["error"],
+            warning=counts["warning"],
+            info=counts["info"],
+            suppressed=len(self.suppressed),
+        )
+
+    def worst_severity(self) -> Severity | None:
+        worst: Severity | None = None
+        for finding in self.findings:
+            if worst is None or SEVERITY_RANK[finding.severity] > SEVERITY_RANK[worst]:
+                worst = finding.severity
+        return worst
+
+
+def to_jsonable(value: Any) -> Any:
+    """Convert dataclasses, mappings, tuples and datetimes into JSON-ready values."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        to_json = getattr(value, "to_json", None)
+        if callable(to_json):
+            return to_json()
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(key): to_jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(item) for item in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value

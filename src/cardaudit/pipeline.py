@@ -1,0 +1,63 @@
+"""The pipeline: sources → evidence → extract → checks → findings → policy → report."""
+
+from __future__ import annotations
+
+from cardaudit.checks.registry import NotApplicable, registered_checks
+from cardaudit.extract import build_facts
+from cardaudit.model import CheckRun, Evidence, Facts, Finding, Report
+from cardaudit.policy import Policy, sort_findings
+from cardaudit.rules import Rule, load_rules
+from cardaudit.sources import AuditRequest, acquire
+
+
+def run_checks(
+    evidence: Evidence, facts: Facts, policy: Policy
+) -> tuple[tuple[CheckRun, ...], list[Finding]]:
+    """Run every selected rule's check; a crashing check is an ``error`` outcome, not a crash."""
+    rules = load_rules()
+    checks = registered_checks()
+    runs: list[CheckRun] = []
+    findings: list[Finding] = []
+    for rule_id, rule in rules.items():
+        if not policy.selected(rule_id) or rule_id not in checks:
+            continue
+        try:
+            hits = list(checks[rule_id](evidence, facts, rule))
+        except NotApplicable as reason:
+            runs.append(CheckRun(rule_id, "not_applicable", str(reason) or None))
+            continue
+        except Exception as exc:  # a bug in one check must not hide the others' findings
+            runs.append(CheckRun(rule_id, "error", f"{type(exc).__name__}: {exc}"))
+            continue
+        runs.append(CheckRun(rule_id, "fail" if hits else "pass"))
+        findings += [_finding(rule, policy, hit) for hit in hits]
+    return tuple(runs), findings
+
+
+def _finding(rule: Rule, policy: Policy, hit) -> Finding:
+    return Finding(
+        rule_id=rule.id,
+        severity=policy.severity_for(rule.id, hit.severity or rule.severity),
+        message=hit.message,
+        location=hit.location,
+        evidence=hit.evidence,
+        remediation=rule.fix,
+    )
+
+
+def audit_evidence(evidence: Evidence, policy: Policy) -> Report:
+    """Audit already-acquired evidence."""
+    facts = build_facts(evidence)
+    runs, findings = run_checks(evidence, facts, policy)
+    return Report(
+        target=evidence.target,
+        facts=facts,
+        checks=runs,
+        findings=sort_findings(findings),
+        evidence=evidence,
+    )
+
+
+def audit(request: AuditRequest, policy: Policy | None = None) -> Report:
+    """Acquire the evidence for ``request`` and audit it."""
+    return audit_evidence(acquire(request), policy or Policy())

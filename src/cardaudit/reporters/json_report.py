@@ -1,0 +1,75 @@
+"""The JSON report: a contract other tools parse (see docs/report.schema.json)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cardaudit import __version__
+from cardaudit.model import Facts, Report, to_jsonable
+
+SCHEMA_VERSION = "1"
+
+
+def facts_to_json(facts: Facts) -> dict[str, Any]:
+    licence = facts.license
+    data: dict[str, Any] = {
+        "license": {
+            "declared": licence.declared,
+            "declared_spdx": licence.declared_spdx,
+            "declared_name": licence.declared_name,
+            "declared_link": licence.declared_link,
+            "files": [
+                {
+                    "path": m.path,
+                    "identified": m.identified,
+                    "confidence": m.confidence,
+                    "also": list(m.also),
+                    **({"note": m.note} if m.note else {}),
+                }
+                for m in licence.files
+            ],
+            "code_repo": to_jsonable(licence.code_repo),
+        },
+        "parameters": to_jsonable(facts.parameters),
+        "memory": to_jsonable(facts.memory),
+        "base_models": [
+            {"id": ref.id, "relation": ref.relation, "source": ref.source}
+            for ref in facts.base_models
+        ],
+        "promises": to_jsonable(facts.promises),
+        "claims": to_jsonable(facts.claims),
+    }
+    for key, value in facts.extra.items():
+        data.setdefault(key, to_jsonable(value))
+    return data
+
+
+def report_to_json(report: Report) -> dict[str, Any]:
+    summary = report.summary
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "cardaudit", "version": __version__},
+        "target": report.target.to_json(),
+        "facts": facts_to_json(report.facts),
+        "checks": [
+            {
+                "rule_id": run.rule_id,
+                "outcome": run.outcome,
+                **({"note": run.note} if run.note else {}),
+            }
+            for run in report.checks
+        ],
+        "findings": [finding.to_json() for finding in report.findings],
+        "suppressed_findings": [finding.to_json() for finding in report.suppressed],
+        "summary": {
+            "error": summary.error,
+            "warning": summary.warning,
+            "info": summary.info,
+            "suppressed": summary.suppressed,
+        },
+    }
+
+
+def render(report: Report, **_options: object) -> str:
+    return json.dumps(report_to_json(report), indent=2, ensure_ascii=False) + "\n"

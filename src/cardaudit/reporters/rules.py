@@ -1,0 +1,61 @@
+"""Render the rule catalogue (``cardaudit rules``)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+
+from cardaudit.rules import Rule
+
+
+def _console(color: bool, width: int):
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    return buffer, Console(
+        file=buffer,
+        force_terminal=color,
+        no_color=not color,
+        width=width,
+        highlight=False,
+        emoji=False,
+    )
+
+
+def render_rule_list(rules: Mapping[str, Rule], *, color: bool = False, width: int = 100) -> str:
+    from rich.table import Table
+
+    buffer, console = _console(color, width)
+    table = Table(title="cardaudit rules", expand=True)
+    table.add_column("id", no_wrap=True)
+    table.add_column("severity", no_wrap=True)
+    table.add_column("title", overflow="fold")
+    for rule in rules.values():
+        table.add_row(rule.id, rule.severity, rule.title)
+    console.print(table)
+    return buffer.getvalue()
+
+
+def render_rule(rule: Rule, *, color: bool = False, width: int = 100) -> str:
+    from rich.markup import escape
+    from rich.panel import Panel
+
+    buffer, console = _console(color, width)
+    parts = [
+        f"[bold]{rule.id}[/bold] — {escape(rule.title)}",
+        f"default severity: {rule.severity}    lifecycle: {rule.lifecycle}",
+        f"\n[bold]What it checks[/bold]\n{escape(rule.checks)}",
+        f"\n[bold]Why it matters[/bold]\n{escape(rule.why)}",
+        f"\n[bold]How to fix[/bold]\n{escape(rule.fix)}",
+    ]
+    if rule.references:
+        parts.append(
+            "\n[bold]References[/bold]\n" + "\n".join(f"- {escape(r)}" for r in rule.references)
+        )
+    if rule.params:
+        parts.append(
+            "\n[bold]Parameters[/bold]\n"
+            + "\n".join(f"- {escape(str(k))}: {escape(str(v))}" for k, v in rule.params.items())
+        )
+    console.print(Panel("\n".join(parts), expand=False))
+    return buffer.getvalue()

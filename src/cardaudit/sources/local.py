@@ -1,0 +1,167 @@
+"""LocalSource: a directory laid out like a model repo (or a code repo checkout)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from cardaudit.errors import SourceError
+from cardaudit.model import FileEntry, Location, Problem, RepoSnapshot, TextFile, frozen_mapping
+
+#: Text files larger than this are listed but not read.
+MAX_TEXT_BYTES = 4 * 1024 * 1024
+#: At most this many text files are read from one repo (huge code repos stay bounded).
+MAX_TEXT_FILES = 4000
+SKIP_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    "__pycache__",
+    "node_modules",
+    ".venv",
+    "venv",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".cache",
+}
+TEXT_SUFFIXES = {
+    ".md",
+    ".markdown",
+    ".txt",
+    ".rst",
+    ".json",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".py",
+    ".sh",
+    ".jinja",
+    ".html",
+    ".ipynb",
+    ".cff",
+    ".bib",
+}
+TEXT_STEMS = (
+    "license",
+    "licence",
+    "notice",
+    "copying",
+    "copyright",
+    "use_policy",
+    "readme",
+    "authors",
+    "contributors",
+    "third_party",
+    "third-party",
+    "credits",
+    "citation",
+)
+
+
+def wants_text(path: str) -> bool:
+    """Whether a file is worth reading as text (cards, licences, configs, code)."""
+    name = path.rsplit("/", 1)[-1].lower()
+    suffix = os.path.splitext(name)[1]
+    return suffix in TEXT_SUFFIXES or name.startswith(TEXT_STEMS)
+
+
+def decode_text(data: bytes) -> str | None:
+    """UTF-8 text (BOM stripped), or None for binary content."""
+    if b"\x00" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        try:
+            text = data.decode("latin-1")
+        except UnicodeDecodeError:  # pragma: no cover - latin-1 decodes any byte
+            return None
+        printable = sum(ch.isprintable() or ch in "\r\n\t" for ch in text[:4096])
+        return text if printable >= 0.95 * min(len(text), 4096) else None
+
+
+def list_files(root: Path) -> list[FileEntry]:
+    """Every regular file under ``root`` (skipping VCS and cache folders), sorted by path."""
+    entries = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for filename in filenames:
+            full = Path(dirpath, filename)
+            if full.is_symlink() or not full.is_file():
+                continue
+            rel = full.relative_to(root).as_posix()
+            entries.append(FileEntry(rel, full.stat().st_size))
+    return sorted(entries, key=lambda entry: entry.path)
+
+
+def git_head(root: Path) -> str | None:
+    """HEAD commit sha when ``root`` is the top of a git checkout, else None."""
+    if not (root / ".git").exists():
+        return None
+    try:
+        import git
+
+        return git.Repo(root).head.commit.hexsha
+    except Exception:  # any git failure just means "no revision known"
+        return None
+
+
+def read_snapshot(
+    root: Path, repo_label: str = "model", kind: str = "local"
+) -> tuple[RepoSnapshot, list[Problem]]:
+    """List ``root`` and read its text files; unreadable ones become problems."""
+    if not root.exists():
+        raise SourceError(f"path not found: {root}")
+    if not root.is_dir():
+        raise SourceError(f"not a directory: {root}")
+    files = list_files(root)
+    texts: dict[str, TextFile] = {}
+    skipped: dict[str, str] = {}
+    problems: list[Problem] = []
+    for entry in files:
+        if not wants_text(entry.path):
+            continue
+        if entry.size > MAX_TEXT_BYTES:
+            skipped[entry.path] = f"larger than {MAX_TEXT_BYTES} bytes"
+            continue
+        if len(texts) >= MAX_TEXT_FILES:
+            skipped[entry.path] = f"over the {MAX_TEXT_FILES}-file limit"
+            continue
+        try:
+            data = (root / entry.path).read_bytes()
+        except OSError as exc:
+            skipped[entry.path] = f"cannot be read: {exc.strerror or exc}"
+            problems.append(
+                Problem(
+                    "SRC003",
+                    f"{entry.path} cannot be read: {exc}",
+                    Location(entry.path, repo=repo_label),
+                )
+            )
+            continue
+        text = decode_text(data)
+        if text is None:
+            skipped[entry.path] = "binary content"
+            problems.append(
+                Problem(
+                    "SRC003",
+                    f"{entry.path} is binary, not text",
+                    Location(entry.path, repo=repo_label),
+                )
+            )
+            continue
+        texts[entry.path] = TextFile(entry.path, text)
+    snapshot = RepoSnapshot(
+        kind="git" if kind == "git" else "local",
+        id=root.name,
+        path=str(root),
+        revision=git_head(root),
+        files=tuple(files),
+        texts=frozen_mapping(texts),
+        skipped=frozen_mapping(skipped),
+    )
+    return snapshot, problems

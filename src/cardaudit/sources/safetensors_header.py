@@ -1,0 +1,52 @@
+"""Read safetensors headers (8-byte length + JSON) without touching tensor data."""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Mapping
+from typing import Any, BinaryIO
+
+from cardaudit.model import SafetensorsHeader, TensorInfo, frozen_mapping
+
+#: Larger headers are refused as corrupt (the format's own reference limit is 100 MB).
+MAX_HEADER_BYTES = 100_000_000
+
+
+def parse_header_json(path: str, size: int | None, header: Mapping[str, Any]) -> SafetensorsHeader:
+    """Build a :class:`SafetensorsHeader` from a decoded header mapping."""
+    tensors = []
+    metadata: dict[str, str] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            if isinstance(info, dict):
+                metadata = {str(k): str(v) for k, v in info.items()}
+            continue
+        if not isinstance(info, dict) or "dtype" not in info or "shape" not in info:
+            return SafetensorsHeader(path, size, error=f"tensor {name!r} has no dtype/shape")
+        try:
+            shape = tuple(int(dim) for dim in info["shape"])
+        except (TypeError, ValueError):
+            return SafetensorsHeader(path, size, error=f"tensor {name!r} has a malformed shape")
+        tensors.append(TensorInfo(name, str(info["dtype"]), shape, path))
+    return SafetensorsHeader(path, size, tuple(tensors), frozen_mapping(metadata))
+
+
+def read_header(stream: BinaryIO, path: str, size: int | None) -> SafetensorsHeader:
+    """Read one header from ``stream`` positioned at the start of the file."""
+    prefix = stream.read(8)
+    if len(prefix) < 8:
+        return SafetensorsHeader(path, size, error="file is shorter than the 8-byte header length")
+    (length,) = struct.unpack("<Q", prefix)
+    if length > MAX_HEADER_BYTES or (size is not None and length > size - 8):
+        return SafetensorsHeader(path, size, error=f"header length {length} is impossible")
+    raw = stream.read(length)
+    if len(raw) < length:
+        return SafetensorsHeader(path, size, error="header is truncated")
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return SafetensorsHeader(path, size, error=f"header is not valid JSON: {exc}")
+    if not isinstance(header, dict):
+        return SafetensorsHeader(path, size, error="header is not a JSON object")
+    return parse_header_json(path, size, header)

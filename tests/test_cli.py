@@ -1,0 +1,59 @@
+"""The command line: exit codes, formats and one-line errors (run in-process via typer)."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from cardaudit.cli import app
+from scenarios import FIXTURES
+
+runner = CliRunner()
+
+
+def test_missing_path_is_a_one_line_error() -> None:
+    result = runner.invoke(app, ["audit", "does/not/exist"])
+    assert result.exit_code == 2
+    assert "path not found" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_unknown_format_is_usage_error() -> None:
+    result = runner.invoke(app, ["audit", str(FIXTURES / "clover" / "model"), "--format", "xml"])
+    assert result.exit_code == 2
+
+
+def test_unknown_select_pattern_is_rejected() -> None:
+    result = runner.invoke(app, ["audit", str(FIXTURES / "clover" / "model"), "--select", "XYZ"])
+    assert result.exit_code == 2
+    assert "no rule matches" in result.output
+
+
+def test_json_to_file_and_fail_on_never(tmp_path) -> None:
+    out = tmp_path / "report.json"
+    result = runner.invoke(
+        app,
+        [
+            "audit",
+            str(FIXTURES / "clover" / "model"),
+            "-f",
+            "json",
+            "-o",
+            str(out),
+            "--fail-on",
+            "never",
+        ],
+    )
+    assert result.exit_code == 0
+    data = json.loads(out.read_text())
+    assert data["schema_version"] == "1"
+
+
+def test_rules_lists_and_explains() -> None:
+    listing = runner.invoke(app, ["rules"])
+    assert listing.exit_code == 0 and "LIC001" in listing.output
+    one = runner.invoke(app, ["rules", "lic001"])
+    assert one.exit_code == 0 and "Why it matters" in one.output
+    unknown = runner.invoke(app, ["rules", "NOPE999"])
+    assert unknown.exit_code == 2
