@@ -155,13 +155,37 @@ def read_snapshot(
             )
             continue
         texts[entry.path] = TextFile(entry.path, text)
+    revision = git_head(root)
+    history: dict = {}
+    tags: tuple = ()
+    if revision is not None:
+        try:
+            history, tags = _git_history(root, files)
+        except Exception as exc:  # a damaged or shallow repo: audit the files, say so
+            problems.append(
+                Problem(
+                    "SRC003",
+                    f"git history of {root.name} cannot be read: {exc}",
+                    Location(None, repo=repo_label),
+                )
+            )
     snapshot = RepoSnapshot(
         kind="git" if kind == "git" else "local",
         id=root.name,
         path=str(root),
-        revision=git_head(root),
+        revision=revision,
         files=tuple(files),
         texts=frozen_mapping(texts),
         skipped=frozen_mapping(skipped),
+        history=frozen_mapping(history),
+        tags=tuple(tags),
     )
     return snapshot, problems
+
+
+def _git_history(root: Path, files: list[FileEntry]) -> tuple[dict, tuple]:
+    """History of the card / README / licence files and the tags of a git checkout."""
+    from cardaudit.sources.history import file_history, repo_tags, tracked_history_paths
+
+    history = dict(file_history(root, tracked_history_paths(e.path for e in files)))
+    return history, repo_tags(root)
