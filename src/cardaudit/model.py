@@ -216,6 +216,17 @@ class Target:
 
 
 @dataclass(frozen=True)
+class PriorAudit:
+    """The previous stored audit of the same model (from the tracking store), if any."""
+
+    audit_id: int
+    revision: str | None
+    audited_at: datetime
+    licence_declared: str | None
+    licence_spdx: str | None
+
+
+@dataclass(frozen=True)
 class Evidence:
     """Everything acquired about one model repo, its code repo and its base models."""
 
@@ -229,6 +240,7 @@ class Evidence:
     base: tuple[Evidence, ...] = ()
     base_relation: str | None = None
     problems: tuple[Problem, ...] = ()
+    previous: PriorAudit | None = None
 
     def json_file(self, path: str) -> Any:
         """Parsed JSON of a text file in the model repo, or None when absent or invalid."""
