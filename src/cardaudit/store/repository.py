@@ -212,8 +212,24 @@ class Store:
         return self._run(work)
 
     def latest(self, key: str) -> AuditRecord | None:
-        found = self.audits(key)
-        return found[-1] if found else None
+        """The most recent audit of ``key`` (without loading the others)."""
+        from sqlalchemy import select
+        from sqlalchemy.orm import selectinload
+
+        from cardaudit.store.schema import AuditRow
+
+        def work(session: Session) -> AuditRecord | None:
+            query = (
+                select(AuditRow)
+                .where(AuditRow.target_key == key)
+                .order_by(AuditRow.audited_at.desc(), AuditRow.id.desc())
+                .limit(1)
+                .options(selectinload(AuditRow.findings), selectinload(AuditRow.promises))
+            )
+            row = session.scalars(query).first()
+            return _audit_record(row) if row is not None else None
+
+        return self._run(work)
 
     def targets(self) -> list[tuple[str, int]]:
         """Every audited target key with its number of audits."""
