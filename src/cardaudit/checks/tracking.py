@@ -5,17 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cardaudit.checks.registry import NotApplicable, check
-from cardaudit.model import Evidence, Facts, Hit, Location, PriorAudit
+from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule
 
-PRIOR_FIELDS = {"declared_spdx": "licence_spdx", "declared": "licence_declared"}
+#: Index of each comparable fact in a ``(declared_spdx, declared)`` pair.
+FIELDS = {"declared_spdx": 0, "declared": 1}
+LicencePair = tuple[str | None, str | None]
 
 
 def compared_licences(
-    prior: PriorAudit, facts: Facts, fields: list[str], case_sensitive: bool = False
+    before: LicencePair, now: LicencePair, fields: list[str], case_sensitive: bool = False
 ) -> tuple[str | None, str | None]:
-    """The (before, now) licence values to compare: the first field present on both sides,
-    else the declared value on each side (so a licence added or removed shows too)."""
+    """The (before, now) licence values to compare, from ``(declared_spdx, declared)`` pairs:
+    the first field present on both sides, else the declared values (so a licence that was
+    added or removed counts as a change)."""
 
     def norm(value: str | None) -> str | None:
         if value is None or not value.strip():
@@ -24,11 +27,20 @@ def compared_licences(
         return value if case_sensitive else value.lower()
 
     for name in fields:
-        before = norm(getattr(prior, PRIOR_FIELDS.get(name, ""), None))
-        now = norm(getattr(facts.license, name, None))
-        if before is not None and now is not None:
-            return before, now
-    return norm(prior.licence_declared), norm(facts.license.declared)
+        index = FIELDS.get(name)
+        if index is None:
+            continue
+        old, new = norm(before[index]), norm(now[index])
+        if old is not None and new is not None:
+            return old, new
+    return norm(before[1]), norm(now[1])
+
+
+def licence_changed(before: LicencePair, now: LicencePair, rule: Rule) -> bool:
+    """Whether two audits' licences differ, by LIC050's parameters."""
+    fields = [str(name) for name in rule.param("compare", ["declared_spdx", "declared"])]
+    old, new = compared_licences(before, now, fields, bool(rule.param("case_sensitive")))
+    return old != new
 
 
 def describe(value: str | None) -> str:
@@ -42,9 +54,8 @@ def licence_changed_since_previous_audit(
     prior = evidence.previous
     if prior is None:
         raise NotApplicable("no previous stored audit of this model")
-    fields = [str(name) for name in rule.param("compare", ["declared_spdx", "declared"])]
-    before, now = compared_licences(prior, facts, fields, bool(rule.param("case_sensitive")))
-    if before == now:
+    before = (prior.licence_spdx, prior.licence_declared)
+    if not licence_changed(before, (facts.license.declared_spdx, facts.license.declared), rule):
         return
     old = prior.licence_declared or prior.licence_spdx
     new = facts.license.declared or facts.license.declared_spdx
