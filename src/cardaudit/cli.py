@@ -72,6 +72,17 @@ def audit(
     ignore: Annotated[
         list[str] | None, typer.Option("--ignore", help="Skip these rule ids or prefixes.")
     ] = None,
+    record: Annotated[
+        bool,
+        typer.Option(
+            "--record",
+            help="Store this audit in the tracking store and compare it with the previous one.",
+        ),
+    ] = False,
+    db: Annotated[
+        str | None,
+        typer.Option("--db", help="Tracking store URL or SQLite path (default: $CARDAUDIT_DB)."),
+    ] = None,
 ) -> None:
     """Audit a model repo and report what holds and what does not."""
     from cardaudit.pipeline import audit as run_audit
@@ -88,7 +99,13 @@ def audit(
         selected, ignored = split_patterns(select), split_patterns(ignore)
         validate_patterns(selected + ignored, load_rules())
         policy = Policy(select=selected, ignore=ignored, fail_on=fail_on)  # type: ignore[arg-type]
-        report = run_audit(AuditRequest(target=target, code=code, base=base), policy)
+        request = AuditRequest(target=target, code=code, base=base)
+        if record:
+            from cardaudit.cli_track import audit_recorded
+
+            report = audit_recorded(request, policy, db)
+        else:
+            report = run_audit(request, policy)
         text = render(report, output_format, color=_use_color(output), width=_width())
         if output is not None:
             try:
@@ -121,6 +138,11 @@ def rules(
     if rule is None:
         raise fail(f"unknown rule {rule_id!r} (see `cardaudit rules`)")
     sys.stdout.write(render_rule(rule, color=_use_color(None), width=_width()))
+
+
+from cardaudit.cli_track import register as _register_tracking  # noqa: E402
+
+_register_tracking(app)
 
 
 def main() -> None:
