@@ -20,9 +20,7 @@ from scenarios import FIXTURES
 def clover_report():
     folder = FIXTURES / "clover"
     return audit(
-        AuditRequest(
-            str(folder / "model"), code=str(folder / "code"), base=str(folder / "base")
-        )
+        AuditRequest(str(folder / "model"), code=str(folder / "code"), base=str(folder / "base"))
     )
 
 
