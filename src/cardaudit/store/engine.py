@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 ENV_VAR = "CARDAUDIT_DB"
 #: How long a SQLite writer waits for another process's lock before giving up.
-SQLITE_BUSY_TIMEOUT_MS = 30_000
+SQLITE_BUSY_TIMEOUT_MS = 15_000
 #: Advisory-lock key that serialises migrations on PostgreSQL ("cardaudit" in ASCII, cut).
 PG_MIGRATION_LOCK = 0x63617264617564
 MIGRATIONS = Path(__file__).parent / "migrations"

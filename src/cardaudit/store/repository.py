@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 #: Attempts for one write transaction that keeps meeting a lock or a serialisation failure.
-WRITE_ATTEMPTS = 6
+WRITE_ATTEMPTS = 5
 
 
 def _transient(exc: Exception) -> bool:
