@@ -83,6 +83,8 @@ def run_tracked(
             )
         except AuditError as exc:
             return RunResult(tracked, error=str(exc))
+        except Exception as exc:  # a bug auditing one model must not stop the others
+            return RunResult(tracked, error=f"internal error: {type(exc).__name__}: {exc}")
 
     results: list[RunResult] = []
     with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="track") as pool:
