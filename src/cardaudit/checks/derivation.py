@@ -177,9 +177,9 @@ def relation_lacks_files(evidence: Evidence, facts: Facts, rule: Rule) -> Iterat
     if relation == "merge" and len([r for r in claims if r.source == METADATA]) > 1:
         return  # several declared parents are the merge's evidence
     needs = {
-        "quantized": "a quantization_config in config.json, a quantize_config.json or GGUF files",
-        "adapter": "an adapter_config.json",
-        "merge": "a mergekit_config.yml or several base models",
+        "quantized": "quantization_config in config.json, no quantize_config.json and no GGUF file",
+        "adapter": "adapter_config.json",
+        "merge": "mergekit config and names only one base model",
     }[relation]
     yield Hit(
         f"base_model_relation is {relation}, but the repo has no {needs}",

@@ -14,6 +14,7 @@ from cardaudit.rules import load_table
 
 PREFIXES = ("modeling_", "configuration_", "tokenization_", "processing_", "image_processing_")
 MODEL_NAME = re.compile(r"\b([A-Za-z]+\d[\w.]*(?:-[A-Za-z0-9.]+)*)")
+CAPITALISED = re.compile(r"\b([A-Z][A-Za-z]+(?:-[A-Za-z0-9.]+)*)\b")
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,9 @@ def _claims_in(text: TextFile, repo: str) -> list[CodeClaim]:
             match = re.compile(upstream["claim"], re.IGNORECASE).search(sentence)
             if not match:
                 continue
-            model = MODEL_NAME.search(sentence, match.end())
+            model = MODEL_NAME.search(sentence, match.end()) or CAPITALISED.search(
+                sentence, match.end()
+            )
             line = text.line_at(verb.start())
             found.append(
                 CodeClaim(
@@ -121,12 +124,17 @@ def _upstream_counterpart(path: str, claim: CodeClaim) -> TextFile | None:
     return upstream_file(upstream["package"], f"{folder}/{prefix}{key}.py")
 
 
+def _meaningful(text: TextFile) -> list[str]:
+    """Stripped lines that carry code or words (blank and bracket-only lines say nothing)."""
+    return [s for line in text.lines if len(s := line.strip()) > 3 and re.search(r"\w", s)]
+
+
 def similarity(upstream: TextFile, derived: TextFile) -> float:
-    """Share of the derived file's lines that match the upstream file, in order (difflib)."""
+    """Share of the derived file's meaningful lines found, in order, in the upstream file."""
     import difflib
 
-    mine = [line.strip() for line in derived.lines]
-    theirs = [line.strip() for line in upstream.lines]
+    mine = _meaningful(derived)
+    theirs = _meaningful(upstream)
     if not mine:
         return 0.0
     matcher = difflib.SequenceMatcher(None, theirs, mine, autojunk=False)

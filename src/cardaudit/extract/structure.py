@@ -100,8 +100,8 @@ def structure_of(evidence: Evidence) -> Structure:
     tensors: dict[str, tuple[int, ...]] | None = None
     names: set[str] = set()
     for header in evidence.safetensors:
-        if header.error:
-            continue
+        if header.error or header.path.rsplit("/", 1)[-1].startswith("adapter_model"):
+            continue  # adapter weights are not the model's own tensors
         tensors = tensors or {}
         for tensor in header.tensors:
             tensors[normalise_tensor_name(tensor.name)] = tensor.shape

@@ -128,7 +128,7 @@ def compare_tokenizers(model: TokenizerFacts, base: TokenizerFacts) -> Tokenizer
                 f"{len(moved):,} base token(s) have new ids, e.g. {token!r} "
                 f"{base.vocab[token]} → {model.vocab[token]}"
             )
-    for token in base.special():
+    for token in base.special:
         if token not in model.special and token in model.vocab:
             problems.append(f"special token {token!r} is no longer special")
     for role in ROLE_KEYS:
