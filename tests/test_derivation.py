@@ -257,3 +257,20 @@ def test_tokenizer_comparison_explains_added_tokens() -> None:
     assert result.identical is False
     assert "1 token(s) added: '<tool>'" in result.explanations
     assert compare_tokenizers(base, base).identical is True
+
+
+def test_bulleted_list_of_merged_models(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text(
+        "---\nlicense: mit\n---\n# M\n\n### Models Merged\n\n"
+        "The following models were included in the merge:\n"
+        "* [acme/A-7B](https://huggingface.co/acme/A-7B)\n"
+        "* **acme/B-7B** - the creative one\n\n"
+        "- not-a-model bullet after the list\n"
+    )
+    evidence = local_evidence(str(tmp_path))
+    claims = [(c.id, c.relation, c.location.line) for c in all_claims(evidence)]
+    assert claims == [("acme/A-7B", "merge", 9), ("acme/B-7B", "merge", 10)]
+    report = audit_evidence(evidence, Policy(select=("DRV002",)))
+    assert [(f.rule_id, f.location.path, f.location.line) for f in report.findings] == [
+        ("DRV002", "README.md", 9)
+    ]

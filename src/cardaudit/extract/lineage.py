@@ -37,12 +37,14 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]])\.\s|[;:!?]\s|\n")
 NAME_TOKEN = re.compile(r"[A-Za-z0-9][\w.+-]*")
 ANY_DIGIT = re.compile(r"\d")
+BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 SIMPLE_NAME = re.compile(r"^[A-Za-z]+\d+(?:\.\d+)?[bBmM]?$")
 
 
 @dataclass(frozen=True)
 class LineageTable:
     prose: tuple[tuple[re.Pattern[str], str | None], ...]
+    lists: tuple[tuple[re.Pattern[str], str | None], ...]
     hub_link: re.Pattern[str]
     hub_id: re.Pattern[str]
     not_models: frozenset[str]
@@ -58,6 +60,10 @@ def lineage_table() -> LineageTable:
         prose=tuple(
             (re.compile(item["pattern"], re.IGNORECASE), item.get("relation"))
             for item in data.get("prose") or ()
+        ),
+        lists=tuple(
+            (re.compile(item["pattern"], re.IGNORECASE), item.get("relation"))
+            for item in data.get("lists") or ()
         ),
         hub_link=re.compile(data["hub_link"], re.IGNORECASE),
         hub_id=re.compile(data["hub_id"]),
@@ -190,19 +196,33 @@ def prose_claims(card: Card | None, own_names: tuple[str, ...] = ()) -> list[Bas
         return []
     refs: list[BaseModelRef] = []
     own = {normalise(name) for name in own_names}
+
+    def add(name: str | None, relation: str | None, line_no: int) -> None:
+        if not name or normalise(name) in own:
+            return
+        if not any(same_model(name, ref.id) for ref in refs):
+            refs.append(BaseModelRef(name, relation, PROSE, Location(card.path, line_no)))
+
+    list_relation: str | None = None
+    in_list = False
     for line_no, line in _prose_lines(card):
+        bullet = BULLET.match(line)
+        if in_list:
+            if bullet:
+                add(_name_after(line[bullet.end() :]), list_relation, line_no)
+                continue
+            if line.strip():
+                in_list = False
+        for pattern, relation in lineage_table().lists:
+            if pattern.search(line):
+                in_list, list_relation = True, relation
         for pattern, relation in lineage_table().prose:
             for match in pattern.finditer(line):
                 names = [_name_after(line[match.end() :])]
                 if relation == "merge":
                     names = _merge_names(line[match.end() :])
                 for name in names:
-                    if not name or normalise(name) in own:
-                        continue
-                    if not any(same_model(name, ref.id) for ref in refs):
-                        refs.append(
-                            BaseModelRef(name, relation, PROSE, Location(card.path, line_no))
-                        )
+                    add(name, relation, line_no)
     return refs
 
 
