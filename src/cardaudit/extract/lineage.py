@@ -197,11 +197,16 @@ def prose_claims(card: Card | None, own_names: tuple[str, ...] = ()) -> list[Bas
     refs: list[BaseModelRef] = []
     own = {normalise(name) for name in own_names}
 
-    def add(name: str | None, relation: str | None, line_no: int) -> None:
+    titles = [n.rsplit("/", 1)[-1].lower() for n in own_names if len(n.rsplit("/", 1)[-1]) >= 4]
+    about_self: list[BaseModelRef] = []
+
+    def add(name: str | None, relation: str | None, line_no: int, before: str = "") -> None:
         if not name or normalise(name) in own:
             return
         if not any(same_model(name, ref.id) for ref in refs):
             refs.append(BaseModelRef(name, relation, PROSE, Location(card.path, line_no)))
+            if _is_subject(before, titles):
+                about_self.append(refs[-1])
 
     list_relation: str | None = None
     in_list = False
@@ -222,8 +227,17 @@ def prose_claims(card: Card | None, own_names: tuple[str, ...] = ()) -> list[Bas
                 if relation == "merge":
                     names = _merge_names(line[match.end() :])
                 for name in names:
-                    add(name, relation, line_no)
-    return refs
+                    add(name, relation, line_no, line[: match.start()])
+    # A card that says "<this model> is based on X" is about itself there; its other
+    # lineage sentences describe siblings (e.g. distilled variants) and are set aside.
+    return about_self or refs
+
+
+def _is_subject(before: str, titles: list[str]) -> bool:
+    """Whether the sentence before a lineage phrase starts with one of the model's names."""
+    sentence = re.split(r"[.!?]\s", before)[-1].lower().lstrip("-*#|> ")
+    head = " ".join(sentence.split()[:4])
+    return any(re.search(rf"(?<![\w-]){re.escape(title)}(?![\w-])", head) for title in titles)
 
 
 def _merge_names(text: str) -> list[str | None]:
@@ -397,7 +411,13 @@ def all_claims(evidence: Evidence) -> tuple[BaseModelRef, ...]:
 
 
 def claimed_relation(evidence: Evidence, claims: tuple[BaseModelRef, ...]) -> str | None:
-    """The relation the repo claims: metadata first, then files, then prose."""
+    """The relation the repo claims: metadata first, then files, then prose.
+
+    Files alone (a natively FP8 release has a quantization_config) imply no relation when
+    nothing names a base.
+    """
+    if not claims:
+        return None
     for ref in claims:
         if ref.source == METADATA and ref.relation:
             return ref.relation
@@ -412,7 +432,7 @@ def claimed_relation(evidence: Evidence, claims: tuple[BaseModelRef, ...]) -> st
         if (
             ref.source == PROSE
             and ref.relation
-            and (not metadata or any(same_model(ref.id, m.id) for m in metadata))
+            and (not metadata or any(normalise(ref.id) == normalise(m.id) for m in metadata))
         ):
             return ref.relation
     return None
