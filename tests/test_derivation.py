@@ -285,3 +285,20 @@ def test_claims_about_the_model_itself_win_over_siblings(tmp_path: Path) -> None
     )
     claims = [(c.id, c.location.line) for c in all_claims(local_evidence(str(tmp_path)))]
     assert claims == [("Owl-V3-Base", 7)]
+
+
+def test_tokenizer_over_four_mib_is_read_and_compared(tmp_path: Path) -> None:
+    from fixture_tools import tokenizer
+
+    words = [f"tokenizer-piece-{i:08d}" for i in range(160_000)]
+    for name, extra in (("base", []), ("model", ["<tool>"])):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "tokenizer.json").write_text(json.dumps(tokenizer(words, ["<s>", *extra])))
+    assert (tmp_path / "model" / "tokenizer.json").stat().st_size > 4 * 1024 * 1024
+    mine = tokenizer_facts(local_evidence(str(tmp_path / "model")))
+    base = tokenizer_facts(local_evidence(str(tmp_path / "base")))
+    assert mine is not None and base is not None and mine.size == 160_002
+    assert (
+        compare_tokenizers(mine, base).explanations[0] == "tokenizer vocabulary 160,001 → 160,002"
+    )
