@@ -302,3 +302,21 @@ def test_tokenizer_over_four_mib_is_read_and_compared(tmp_path: Path) -> None:
     assert (
         compare_tokenizers(mine, base).explanations[0] == "tokenizer vocabulary 160,001 → 160,002"
     )
+
+
+@pytest.mark.parametrize(("hidden", "expected"), [(32, []), (48, [("DRV004", "error", 4)])])
+def test_quantized_keeps_logical_shapes(tmp_path: Path, hidden: int, expected: list) -> None:
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "config.json").write_text(json.dumps(llama_config(32, 2, 64, 252)))
+    model = tmp_path / "model"
+    model.mkdir()
+    config = llama_config(hidden, 2, 64, 252) | {"quantization_config": {"quant_method": "gptq"}}
+    (model / "config.json").write_text(json.dumps(config))
+    (model / "README.md").write_text(
+        "---\nlicense: mit\nbase_model: acme/toy-base-1b\nbase_model_relation: quantized\n---\n"
+    )
+    evidence = local_evidence(str(model), base=(local_evidence(str(base)),))
+    report = audit_evidence(evidence, Policy(select=("DRV004", "DRV005")))
+    found = [(f.rule_id, f.severity, f.location.line) for f in report.findings]
+    assert found == expected
