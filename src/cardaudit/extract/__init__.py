@@ -7,6 +7,12 @@ from cardaudit.model import Evidence, Facts
 
 def build_facts(evidence: Evidence) -> Facts:
     """Every fact about ``evidence``; extractors never raise on odd input."""
+    from cardaudit.extract.derivation import derivation_facts
     from cardaudit.extract.licence import licence_facts
 
-    return Facts(license=licence_facts(evidence))
+    licence = licence_facts(evidence)
+    try:
+        base_models, lineage_extra = derivation_facts(evidence, licence.declared)
+    except Exception:  # lineage facts are best effort; the DRV checks report what they can
+        base_models, lineage_extra = (), {}
+    return Facts(license=licence, base_models=base_models, extra=lineage_extra)
