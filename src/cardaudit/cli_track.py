@@ -135,7 +135,9 @@ def track_remove(
         with _open(db) as store:
             missing = []
             for target in targets:
-                if store.untrack(key_for_argument(target)):
+                # A tracked folder may be gone by now: try it as a path and as a Hub id.
+                keys = {key_for_argument(target), f"local:{Path(target).expanduser().resolve()}"}
+                if any([store.untrack(key) for key in sorted(keys)]):
                     typer.echo(f"no longer tracking {target}")
                 else:
                     missing.append(target)
