@@ -218,7 +218,9 @@ def test_cli_history_and_diff(recorded, store_url: str, model_repo: Path) -> Non
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [a["revision"] for a in data["audits"]] == shas
-    assert [f["rule_id"] for f in data["findings"]] == ["LIC050"]
+    (finding,) = data["findings"]
+    assert (finding["rule_id"], finding["severity"]) == ("LIC050", "error")
+    assert finding["location"] == {"path": "README.md", "line": 2, "repo": "model"}
     assert data["events"][5]["kind"] == "licence_changed"
 
     text = runner.invoke(app, ["history", target, "--db", store_url])

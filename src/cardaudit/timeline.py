@@ -77,6 +77,7 @@ class Event:
     rule_id: str | None = None
     where: str | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    finding: FindingRecord | None = None  # the finding this event raises (LIC050)
 
 
 @dataclass(frozen=True)
@@ -207,6 +208,7 @@ def diff_events(diff: AuditDiff) -> list[Event]:
                 rule_id=LICENCE_RULE,
                 where=change.finding.where(),
                 detail={"before": change.before, "after": change.after},
+                finding=change.finding,
             )
         )
     for promise in diff.promises_appeared:

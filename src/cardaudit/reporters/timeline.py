@@ -77,19 +77,8 @@ def history_to_json(history: History) -> dict[str, Any]:
         "target_key": history.target_key,
         "audits": [audit_to_json(audit) for audit in history.audits],
         "events": [event_to_json(event) for event in history.events],
-        "findings": [
-            finding_to_json(f)
-            for e in history.events
-            if e.kind == "licence_changed"
-            for f in [_event_finding(e)]
-        ],
+        "findings": [finding_to_json(e.finding) for e in history.events if e.finding],
     }
-
-
-def _event_finding(event: Event) -> FindingRecord:
-    return FindingRecord(
-        event.rule_id or "", event.severity or "error", event.message, "model", event.where, None
-    )
 
 
 def diff_to_json(diff: AuditDiff) -> dict[str, Any]:
