@@ -19,6 +19,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
@@ -30,7 +31,9 @@ from cardaudit.sources import AuditRequest
 from cardaudit.store import Store, key_for_argument
 from cardaudit.timeline import build_history, diff_audits, pick_audit
 from cardaudit.tracking import audit_and_record
-from scenarios import FIXTURES
+from scenarios import FIXTURES, ROOT
+
+TIMELINE_SCHEMA = json.loads((ROOT / "docs" / "timeline.schema.json").read_text())
 
 CARD = """---
 license: {licence}
@@ -218,6 +221,7 @@ def test_cli_history_and_diff(recorded, store_url: str, model_repo: Path) -> Non
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [a["revision"] for a in data["audits"]] == shas
+    jsonschema.validate(data, TIMELINE_SCHEMA)
     (finding,) = data["findings"]
     assert (finding["rule_id"], finding["severity"]) == ("LIC050", "error")
     assert finding["location"] == {"path": "README.md", "line": 2, "repo": "model"}
@@ -231,6 +235,7 @@ def test_cli_history_and_diff(recorded, store_url: str, model_repo: Path) -> Non
     latest = runner.invoke(app, ["diff", target, "--db", store_url, "--format", "json"])
     assert latest.exit_code == 1  # the licence changed between the last two audits
     diff = json.loads(latest.stdout)
+    jsonschema.validate(diff, TIMELINE_SCHEMA)
     assert (diff["from"]["revision"], diff["to"]["revision"]) == (shas[1], shas[2])
     assert diff["licence"] == {"before": "Apache-2.0", "after": "CC-BY-NC-4.0", "changed": True}
     assert [f["rule_id"] for f in diff["findings"]] == ["LIC050"]
