@@ -6,8 +6,11 @@ as "none found", so facts added by new extractors appear without touching the re
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from cardaudit.model import Finding, Report, to_jsonable
@@ -218,3 +221,83 @@ def check_counts(report: Report) -> dict[str, int]:
     for run in report.checks:
         counts[run.outcome] = counts.get(run.outcome, 0) + 1
     return counts
+
+
+def build_time() -> datetime:
+    """Now (UTC, whole seconds), or ``SOURCE_DATE_EPOCH`` for reproducible documents."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return datetime.fromtimestamp(int(epoch), UTC)
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def hub_url(repo_id: str) -> str | None:
+    """The Hub page of ``org/name``-shaped ids; None for anything else (e.g. a local dir)."""
+    parts = repo_id.split("/")
+    if len(parts) == 2 and all(re.fullmatch(r"[A-Za-z0-9][\w.-]*", p) for p in parts):
+        return f"https://huggingface.co/{repo_id}"
+    return None
+
+
+def base_licences(report: Report) -> dict[str, str | None]:
+    """Declared licence (as written in its card) of each base model whose repo was audited."""
+    from cardaudit.extract.licence import declared_licence
+
+    found: dict[str, str | None] = {}
+    evidence = report.evidence
+    for base in evidence.base if evidence is not None else ():
+        metadata = base.card.metadata if base.card is not None else {}
+        found[base.target.id] = declared_licence(metadata)
+    return found
+
+
+@dataclass(frozen=True)
+class Ancestor:
+    """A base model for the BOMs: what the card declares, joined with its audited repo."""
+
+    id: str
+    relation: str | None
+    licence: str | None
+    revision: str | None
+    url: str | None
+
+
+def ancestors(report: Report) -> list[Ancestor]:
+    """Declared base models, each paired with the base repo audited alongside (if any).
+
+    A single declared base and a single audited base repo are taken to be the same model;
+    otherwise audited base repos are matched by id and the rest listed on their own.
+    """
+    evidence = report.evidence
+    bases = list(evidence.base) if evidence is not None else []
+    licences = base_licences(report)
+    refs = list(report.facts.base_models)
+    found: list[Ancestor] = []
+    for ref in refs:
+        match = None
+        if len(refs) == 1 and len(bases) == 1:
+            match = bases[0]
+        else:
+            match = next((b for b in bases if b.target.id == ref.id), None)
+        if match is not None:
+            bases.remove(match)
+        found.append(
+            Ancestor(
+                id=ref.id,
+                relation=ref.relation,
+                licence=licences.get(match.target.id) if match else None,
+                revision=match.target.revision if match else None,
+                url=(match.repo.url if match else None) or hub_url(ref.id),
+            )
+        )
+    for base in bases:
+        found.append(
+            Ancestor(
+                id=base.target.id,
+                relation=evidence.base_relation if evidence is not None else None,
+                licence=licences.get(base.target.id),
+                revision=base.target.revision,
+                url=base.repo.url or hub_url(base.target.id),
+            )
+        )
+    return found
