@@ -81,9 +81,16 @@ def fmt_int(value: Any) -> str:
 
 
 def fmt_bytes(value: int | None) -> str:
+    """Exact bytes, then decimal and binary units (GB = 10^9 B, GiB = 2^30 B)."""
     if value is None:
         return "unknown"
-    return f"{value:,} B ({value / 1e9:.2f} GB = {value / 2**30:.2f} GiB)"
+    for power, decimal, binary in ((3, "GB", "GiB"), (2, "MB", "MiB"), (1, "kB", "KiB")):
+        if value >= 1000**power:
+            return (
+                f"{value:,} B ({value / 1000**power:.2f} {decimal} = "
+                f"{value / 1024**power:.2f} {binary})"
+            )
+    return f"{value:,} B"
 
 
 def fmt_value(value: Any) -> str:
@@ -119,7 +126,7 @@ def licence_rows(report: Report) -> list[tuple[str, str, str]]:
         detail.append(f"name: {licence.declared_name}")
     if licence.declared_link:
         detail.append(f"link: {licence.declared_link}")
-    rows.append(("model card (`license:`)", declared, "; ".join(detail) or "—"))
+    rows.append(("model card (license key)", declared, "; ".join(detail) or "—"))
     for match in licence.files:
         label = match.path if match.repo == "model" else f"{match.repo}:{match.path}"
         what = match.identified or "not identified"
