@@ -239,3 +239,20 @@ def test_apply_waivers_is_pure_and_keeps_everything() -> None:
     assert [f.location.path for f in suppressed] == ["docs/a.md"]
     assert policy_from(config, fail_on="never").fail_on == "never"
     assert policy_from(config).fail_on == "warning"
+
+
+def test_report_with_external_waiver_fits_the_json_schema(tmp_path: Path) -> None:
+    import jsonschema
+
+    from scenarios import ROOT
+
+    repo = model_repo(tmp_path)
+    config = tmp_path / "audit.toml"
+    config.write_text(
+        "[[waivers]]\nrule = 'ATT001'\nreason = 'accepted-risk'\nexpires = 2020-05-05\n"
+        "[[waivers]]\nrule = 'ATT001'\nreason = 'fixed-upstream'\nexpires = 2099-05-05\n"
+    )
+    _, data = audit_json(str(repo), "--config", str(config))
+    assert data["summary"]["suppressed"] == 1 and data["suppressed_findings"][0]["suppressed_by"]
+    schema = json.loads((ROOT / "docs" / "report.schema.json").read_text())
+    jsonschema.validate(data, schema)
