@@ -46,7 +46,7 @@ code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, mono
 .count b { display:block; font-size: 20px; }
 table { border-collapse: collapse; width: 100%; margin: 6px 0 12px; }
 th, td { border: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top;
-  overflow-wrap: anywhere; }
+  overflow-wrap: break-word; }
 th { background: var(--bg); font-weight: 600; }
 .none { color: var(--muted); font-style: italic; }
 .chain { display:flex; flex-wrap: wrap; align-items: center; gap: 6px; list-style: none;
