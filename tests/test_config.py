@@ -256,3 +256,9 @@ def test_report_with_external_waiver_fits_the_json_schema(tmp_path: Path) -> Non
     assert data["summary"]["suppressed"] == 1 and data["suppressed_findings"][0]["suppressed_by"]
     schema = json.loads((ROOT / "docs" / "report.schema.json").read_text())
     jsonschema.validate(data, schema)
+
+
+def test_severity_override_for_unknown_rule_is_rejected(tmp_path: Path) -> None:
+    repo = model_repo(tmp_path, "[severity]\nLIC = 'info'\n")
+    result = runner.invoke(app, ["audit", str(repo)])
+    assert result.exit_code == 2 and "unknown rule 'LIC'" in result.output

@@ -140,7 +140,10 @@ def audit(
         policy = policy_from(
             config, select=split_patterns(select), ignore=split_patterns(ignore), fail_on=fail_on
         )
-        validate_patterns(policy.select + policy.ignore + tuple(policy.severity), catalogue)
+        validate_patterns(policy.select + policy.ignore, catalogue)
+        unknown_ids = sorted(set(policy.severity) - set(catalogue))
+        if unknown_ids:
+            raise fail(f"severity override for unknown rule {unknown_ids[0]!r}")
         report = audit_evidence(evidence, policy)
         options = {"show_suppressed": show_suppressed, "width": _width()}
         if output_dir is not None:
