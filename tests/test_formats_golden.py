@@ -89,3 +89,27 @@ def test_cyclonedx_validates_against_the_1_6_schema(name: str, reproducible: Non
     component = json.loads(text)["metadata"]["component"]
     assert component["type"] == "machine-learning-model"
     assert component["modelCard"]["bom-ref"] == "model-card"
+
+
+@pytest.mark.parametrize("name", scenario_names())
+def test_every_sarif_result_has_a_file_for_code_scanning(name: str, reproducible: None) -> None:
+    run = json.loads(render(relative_report(name), "sarif"))["runs"][0]
+    rule_ids = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
+    for result in run["results"]:
+        uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert uri.startswith(f"fixtures/{name}/"), uri
+        assert rule_ids[result["ruleIndex"]] == result["ruleId"]
+
+
+def test_sarif_finding_without_a_file_points_at_the_missing_card(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    run = json.loads(render(scenario_report("x", AuditRequest(target="model")), "sarif"))["runs"][0]
+    located = {
+        r["ruleId"]: r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in run["results"]
+    }
+    assert located.get("SRC001") == "model/README.md"

@@ -119,7 +119,7 @@ def _fingerprint(finding: Finding) -> str:
 
 
 def _result(
-    finding: Finding, locator: _Locator, index: dict[str, int], card: str | None
+    finding: Finding, locator: _Locator, index: dict[str, int], card: str
 ) -> dict[str, Any]:
     loc = finding.location
     text = finding.message
@@ -135,9 +135,9 @@ def _result(
     if finding.rule_id in index:
         result["ruleIndex"] = index[finding.rule_id]
     path, repo = loc.path, loc.repo
-    if path is None and card is not None:  # code scanning needs a file: use the card
+    if path is None:  # code scanning needs a file: use the model card
         path, repo = card, "model"
-    if path is not None:
+    if path:
         physical: dict[str, Any] = {"artifactLocation": locator.artifact(repo, path)}
         if loc.line is not None and loc.path is not None:
             physical["region"] = {"startLine": loc.line}
@@ -160,7 +160,7 @@ def report_to_sarif(report: Report) -> dict[str, Any]:
     rules = rules_for(report)
     index = {rule.id: i for i, rule in enumerate(rules)}
     locator = _Locator(report)
-    card = None
+    card = "README.md"  # where the card is expected when the repo has none
     if report.evidence is not None and report.evidence.card is not None:
         card = report.evidence.card.path
     results = [_result(f, locator, index, card) for f in (*report.findings, *report.suppressed)]
