@@ -91,7 +91,7 @@ def audit(
         typer.Option(
             "--fail-on",
             help="Exit 1 on findings at or above: error, warning, info, never "
-            "[default: config's fail-on, else error].",
+            "(default: the config's fail-on, else error).",
         ),
     ] = None,
     select: Annotated[
@@ -107,8 +107,8 @@ def audit(
         Path | None,
         typer.Option(
             "--config",
-            help="Config file (.cardaudit.toml or pyproject.toml with [tool.cardaudit]) "
-            "[default: the audited repo's, else the working directory's].",
+            help="Config file: .cardaudit.toml, or pyproject.toml with a tool.cardaudit table "
+            "(default: the audited repo's, else the working directory's).",
         ),
     ] = None,
     show_suppressed: Annotated[
