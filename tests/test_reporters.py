@@ -280,3 +280,10 @@ def test_every_format_renders_a_repo_with_an_unreadable_card(tmp_path: Path) -> 
         result = runner.invoke(app, ["audit", str(tmp_path / "m"), "-f", fmt, "--fail-on", "never"])
         assert result.exit_code == 0, (fmt, result.output)
         assert result.stdout.strip(), fmt
+
+
+def test_every_format_renders_a_report_without_evidence(clean: Report) -> None:
+    """Reports rebuilt from stored JSON carry no evidence; every format still renders."""
+    bare = dataclasses.replace(full_facts(with_findings(clean, "warning")), evidence=None)
+    for fmt in REPORTERS:
+        assert render(bare, fmt).strip(), fmt

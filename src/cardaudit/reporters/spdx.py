@@ -207,7 +207,8 @@ def build_document(report: Report) -> Any:
         homepage=hub_url(target.id) if target.kind == "hub" else None,
         license_declared=declared,
         license_concluded=concluded,
-        license_info_from_files=from_files or ([SpdxNoAssertion()] if files else []),
+        # SPDX allows licence info from files only when the files are listed (analysed)
+        license_info_from_files=(from_files or [SpdxNoAssertion()]) if files else [],
         license_comment=conclusion,
         copyright_text=SpdxNoAssertion(),
         primary_package_purpose=PackagePurpose.OTHER,
