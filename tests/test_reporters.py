@@ -287,3 +287,11 @@ def test_every_format_renders_a_report_without_evidence(clean: Report) -> None:
     bare = dataclasses.replace(full_facts(with_findings(clean, "warning")), evidence=None)
     for fmt in REPORTERS:
         assert render(bare, fmt).strip(), fmt
+
+
+def test_markdown_evidence_with_backticks_stays_code(clean: Report) -> None:
+    report = dataclasses.replace(
+        clean,
+        findings=(Finding("LIC001", "error", "m", Location("README.md", 4), evidence="use `x`"),),
+    )
+    assert "evidence: `` use `x` ``" in render(report, "markdown")

@@ -29,6 +29,11 @@ def cell(text: object) -> str:
     )
 
 
+def code(text: str) -> str:
+    """Inline code that survives backticks inside ``text``."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
 def table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
     if not rows:
         return [f"_{NONE_FOUND}_", ""]
@@ -42,7 +47,7 @@ def _finding_rows(findings: tuple[Finding, ...], suppressed: bool) -> list[tuple
     for f in findings[:MAX_FINDINGS]:
         detail = f.message
         if f.evidence:
-            detail += f"<br>evidence: `{f.evidence}`"
+            detail += f"<br>evidence: {code(f.evidence)}"
         if suppressed and f.suppressed_by:
             detail += f"<br>suppressed by {f.suppressed_by}"
         elif f.remediation:
@@ -51,7 +56,7 @@ def _finding_rows(findings: tuple[Finding, ...], suppressed: bool) -> list[tuple
             (
                 f"{ICONS[f.severity]} {f.severity}",
                 f"`{f.rule_id}` {rule_title(f.rule_id)}",
-                f"`{f.location.display()}`",
+                code(f.location.display()),
                 detail,
             )
         )
