@@ -16,11 +16,12 @@ from typing import Any
 
 import yaml
 
+from cardaudit.config import find_config
 from cardaudit.model import Report
-from cardaudit.pipeline import audit
-from cardaudit.policy import Policy
+from cardaudit.pipeline import audit_evidence
+from cardaudit.policy import policy_from
 from cardaudit.reporters.json_report import report_to_json
-from cardaudit.sources import AuditRequest
+from cardaudit.sources import AuditRequest, acquire
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -50,22 +51,24 @@ def scenario_settings(name: str) -> dict[str, Any]:
     return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
 
 
-def scenario_report(name: str) -> Report:
-    """Audit a scenario; with ``previous_audit``, against a store seeded with it."""
-    request = scenario_request(name)
+def scenario_report(name: str, request: AuditRequest | None = None) -> Report:
+    """Audit a scenario under its model repo's own config (``.cardaudit.toml``), if any;
+    with ``previous_audit``, against a tracking store seeded with it."""
+    evidence = acquire(request or scenario_request(name))
+    config = find_config(evidence, None, cwd=FIXTURES / name)
     previous = scenario_settings(name).get("previous_audit")
     if not previous:
-        return audit(request, Policy())
-    from cardaudit.store import Store, key_for_argument
-    from cardaudit.tracking import audit_and_record
+        return audit_evidence(evidence, policy_from(config))
+    from cardaudit.store import Store, target_key
+    from cardaudit.tracking import record_evidence
 
     seed = json.loads((FIXTURES / name / previous["report"]).read_text())
     audited_at = previous["audited_at"]
     if isinstance(audited_at, str):
         audited_at = datetime.fromisoformat(audited_at)
     with tempfile.TemporaryDirectory() as folder, Store.open(f"{folder}/store.db") as store:
-        store.record_json(seed, key_for_argument(request.target), audited_at)
-        return audit_and_record(store, request, Policy()).report
+        store.record_json(seed, target_key(evidence.target), audited_at)
+        return record_evidence(store, evidence, policy_from(config)).report
 
 
 def scenario_json(name: str) -> dict[str, Any]:

@@ -16,9 +16,8 @@ import typer
 from cardaudit.errors import AuditError, UsageError
 
 if TYPE_CHECKING:
-    from cardaudit.model import Report
+    from cardaudit.model import Evidence, Report
     from cardaudit.policy import Policy
-    from cardaudit.sources import AuditRequest
     from cardaudit.store import Store
 
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -89,12 +88,12 @@ def _optional_path(value: str | None) -> str | None:
     return str(path.resolve()) if path.exists() else value
 
 
-def audit_recorded(request: AuditRequest, policy: Policy, db: str | None) -> Report:
+def audit_recorded(evidence: Evidence, policy: Policy, db: str | None) -> Report:
     """``cardaudit audit --record``: audit against the previous stored audit, then store."""
-    from cardaudit.tracking import audit_and_record
+    from cardaudit.tracking import record_evidence
 
     with _open(db) as store:
-        recorded = audit_and_record(store, request, policy)
+        recorded = record_evidence(store, evidence, policy)
         previous = f" (previous: #{recorded.previous_id})" if recorded.previous_id else ""
         typer.echo(
             f"cardaudit: recorded audit #{recorded.audit_id}{previous} in {store.url}", err=True
@@ -222,19 +221,17 @@ def track_run(
     """Re-audit every tracked model and record each audit as it finishes."""
     import json
 
-    from cardaudit.policy import Policy
     from cardaudit.tracking import RunResult, run_tracked
 
-    if fail_on not in ("error", "warning", "info", "never"):
+    if fail_on is not None and fail_on not in ("error", "warning", "info", "never"):
         raise _fail(f"unknown --fail-on {fail_on!r}")
     try:
         _check_format(output_format)
-        policy = Policy(fail_on=fail_on)  # type: ignore[arg-type]
         with _open(db) as store:
             targets = store.tracked()
             if not targets:
                 raise _fail("nothing tracked: add models with `cardaudit track add org/name`")
-            results = _run_with_progress(store, targets, policy, jobs, run_tracked)
+            results = _run_with_progress(store, targets, fail_on, jobs, run_tracked)
     except AuditError as exc:
         raise _fail(str(exc)) from exc
 
@@ -261,11 +258,11 @@ def track_run(
         _print_run_table(results, licence_findings)
     if any(r.error for r in results):
         raise typer.Exit(2)
-    if any(r.recorded and policy.fails(r.recorded.report) for r in results):
+    if any(r.recorded and r.recorded.policy.fails(r.recorded.report) for r in results):
         raise typer.Exit(1)
 
 
-def _run_with_progress(store, targets, policy, jobs, run_tracked):  # type: ignore[no-untyped-def]
+def _run_with_progress(store, targets, fail_on, jobs, run_tracked):  # type: ignore[no-untyped-def]
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -285,7 +282,7 @@ def _run_with_progress(store, targets, policy, jobs, run_tracked):  # type: igno
         def advance(result) -> None:  # type: ignore[no-untyped-def]
             progress.update(task, advance=1, description=result.tracked.target)
 
-        return run_tracked(store, targets, policy, jobs=jobs, on_result=advance)
+        return run_tracked(store, targets, jobs=jobs, on_result=advance, fail_on=fail_on)
 
 
 def _print_run_table(results, licence_findings) -> None:  # type: ignore[no-untyped-def]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from cardaudit.errors import AuditError
-from cardaudit.model import Report
+from cardaudit.model import Evidence, Report
 from cardaudit.policy import Policy
 from cardaudit.sources import AuditRequest
 from cardaudit.store import Store, TrackedTarget, target_key
@@ -21,11 +21,12 @@ from cardaudit.store import Store, TrackedTarget, target_key
 
 @dataclass(frozen=True)
 class Recorded:
-    """One audit written to the store."""
+    """One audit written to the store, and the policy it was judged by."""
 
     report: Report
     audit_id: int
     previous_id: int | None
+    policy: Policy
 
 
 @dataclass(frozen=True)
@@ -37,23 +38,38 @@ class RunResult:
     error: str | None = None
 
 
+def record_evidence(
+    store: Store, evidence: Evidence, policy: Policy, audited_at: datetime | None = None
+) -> Recorded:
+    """Audit acquired ``evidence`` against its previous stored audit and store the result."""
+    from cardaudit.pipeline import audit_evidence
+
+    previous = store.latest(target_key(evidence.target))
+    if previous is not None:
+        evidence = replace(evidence, previous=previous.as_prior())
+    report = audit_evidence(evidence, policy)
+    audit_id = store.record(report, audited_at)
+    return Recorded(report, audit_id, previous.id if previous else None, policy)
+
+
 def audit_and_record(
     store: Store,
     request: AuditRequest,
     policy: Policy | None = None,
     audited_at: datetime | None = None,
+    fail_on: str | None = None,
 ) -> Recorded:
-    """Audit ``request`` against its previous stored audit and store the result."""
-    from cardaudit.pipeline import audit_evidence
+    """Acquire ``request``, audit it under ``policy`` (default: the repo's own config, as
+    ``cardaudit audit`` does) against the previous stored audit, and store the result."""
     from cardaudit.sources import acquire
 
     evidence = acquire(request)
-    previous = store.latest(target_key(evidence.target))
-    if previous is not None:
-        evidence = replace(evidence, previous=previous.as_prior())
-    report = audit_evidence(evidence, policy or Policy())
-    audit_id = store.record(report, audited_at)
-    return Recorded(report, audit_id, previous.id if previous else None)
+    if policy is None:
+        from cardaudit.config import find_config
+        from cardaudit.policy import policy_from
+
+        policy = policy_from(find_config(evidence, None), fail_on=fail_on)
+    return record_evidence(store, evidence, policy, audited_at)
 
 
 def request_for(tracked: TrackedTarget) -> AuditRequest:
@@ -63,11 +79,12 @@ def request_for(tracked: TrackedTarget) -> AuditRequest:
 def run_tracked(
     store: Store,
     targets: Sequence[TrackedTarget],
-    policy: Policy | None = None,
     jobs: int = 4,
     on_result: Callable[[RunResult], None] | None = None,
+    fail_on: str | None = None,
 ) -> list[RunResult]:
-    """Re-audit ``targets`` with at most ``jobs`` at a time; each audit commits on its own.
+    """Re-audit ``targets`` with at most ``jobs`` at a time; each audit commits on its own,
+    under its repo's own config (waivers, severities) as ``cardaudit audit`` would.
 
     A target that cannot be audited is reported, not fatal: the others still run.
     """
@@ -78,9 +95,8 @@ def run_tracked(
 
     def one(tracked: TrackedTarget) -> RunResult:
         try:
-            return RunResult(
-                tracked, recorded=audit_and_record(store, request_for(tracked), policy)
-            )
+            recorded = audit_and_record(store, request_for(tracked), fail_on=fail_on)
+            return RunResult(tracked, recorded=recorded)
         except AuditError as exc:
             return RunResult(tracked, error=str(exc))
         except Exception as exc:  # a bug auditing one model must not stop the others
