@@ -75,3 +75,24 @@ def test_track_usage_errors(tmp_path: Path) -> None:
     assert hub.exit_code == 0 and "tracking org/model-name" in hub.stdout
     broken = runner.invoke(app, ["track", "list", "--db", "nosuchdriver://x"])
     assert broken.exit_code == 2 and "Traceback" not in broken.output
+
+
+def test_track_run_applies_each_repos_waivers(tmp_path: Path) -> None:
+    """Re-audits judge a repo by its own .cardaudit.toml, as `cardaudit audit` does."""
+    db = str(tmp_path / "store.db")
+    model = copy_model("waived", tmp_path)
+    runner.invoke(app, ["track", "add", str(model), "--db", db])
+    run = runner.invoke(app, ["track", "run", "--db", db, "-f", "json"])
+    (result,) = json.loads(run.stdout)
+    report = result["report"]
+    assert [f["rule_id"] for f in report["findings"]] == ["SRC030"]
+    assert [f["rule_id"] for f in report["suppressed_findings"]] == ["ATT001"]
+    assert run.exit_code == 0  # the config's fail-on is not reached by a warning
+    from cardaudit.store import Store, key_for_argument
+
+    with Store.open(db) as store:
+        (stored,) = store.audits(key_for_argument(str(model)))
+    assert [(f.rule_id, f.suppressed_by is not None) for f in stored.findings] == [
+        ("SRC030", False),
+        ("ATT001", True),
+    ]
