@@ -15,6 +15,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "sources",
     "licence",
     "attribution",
+    "memory",
 )
 
 _REGISTRY: dict[str, CheckFn] = {}

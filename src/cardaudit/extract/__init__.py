@@ -8,5 +8,12 @@ from cardaudit.model import Evidence, Facts
 def build_facts(evidence: Evidence) -> Facts:
     """Every fact about ``evidence``; extractors never raise on odd input."""
     from cardaudit.extract.licence import licence_facts
+    from cardaudit.extract.sizing import sizing_facts
 
-    return Facts(license=licence_facts(evidence))
+    parameters, memory, figures = sizing_facts(evidence)
+    return Facts(
+        license=licence_facts(evidence),
+        parameters=parameters,
+        memory=memory,
+        extra={"figures": figures},
+    )

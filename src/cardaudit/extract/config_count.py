@@ -294,8 +294,11 @@ def vision_count(config: Mapping[str, Any]) -> int:
         head_dim = _int(vision, "head_dim", default=64) or 64
         positions = _int(vision, "position_embedding_size", default=0) or 0
         block = 4 * hidden * hidden + 3 * hidden * inter + 4 * hidden + 2 * head_dim
-        return channels * patch * patch * hidden + 2 * positions * hidden + depth * block + (
-            hidden * text_hidden
+        return (
+            channels * patch * patch * hidden
+            + 2 * positions * hidden
+            + depth * block
+            + (hidden * text_hidden)
         )
     # SigLIP / CLIP-style ViT (Gemma 3, LLaVA, PaliGemma ...)
     image = _int(vision, "image_size", default=224) or 224
