@@ -104,7 +104,7 @@ def layer_kinds(cfg: Mapping[str, Any]) -> list[str]:
 
 def head_dims(cfg: Mapping[str, Any]) -> tuple[int, int, int]:
     """(query heads, key/value heads, head dim)."""
-    hidden = _int(cfg, "hidden_size", "n_embd", "d_model", default=0) or 0
+    hidden = _int(cfg, "hidden_size", "n_embd", "n_embed", "d_model", default=0) or 0
     heads = _int(cfg, "num_attention_heads", "n_head", "num_heads", default=1) or 1
     kv_heads = _int(cfg, "num_key_value_heads", "num_kv_heads", default=heads) or heads
     if cfg.get("multi_query"):
@@ -115,7 +115,7 @@ def head_dims(cfg: Mapping[str, Any]) -> tuple[int, int, int]:
 
 def _attention(cfg: Mapping[str, Any], kind: str) -> int:
     mtype = model_type(cfg)
-    hidden = _int(cfg, "hidden_size", "n_embd", default=0) or 0
+    hidden = _int(cfg, "hidden_size", "n_embd", "n_embed", default=0) or 0
     heads, kv_heads, head_dim = head_dims(cfg)
     if kind == "linear":
         return _linear_attention(cfg, hidden)
@@ -316,7 +316,7 @@ def vision_count(config: Mapping[str, Any]) -> int:
 def count_from_config(config: Mapping[str, Any]) -> ConfigCount | None:
     """Total and active parameters from ``config``; None when it lacks the basic sizes."""
     cfg = text_config(config)
-    hidden = _int(cfg, "hidden_size", "n_embd", "d_model")
+    hidden = _int(cfg, "hidden_size", "n_embd", "n_embed", "d_model")
     layers = _int(cfg, "num_hidden_layers", "n_layer", "num_layers")
     vocab = _int(cfg, "vocab_size", "padded_vocab_size")
     if not hidden or not layers or not vocab:

@@ -154,7 +154,7 @@ def from_headers(
     parts = counted.pop("parts")
     active = active_from_parts(parts, _moe_ratio(config))
     details = {
-        **counted,
+        **{k: v for k, v in counted.items() if k not in ("total", "by_dtype")},
         "shards": len(readable),
         "header_only_shards": [h.path for h in readable if _header_only(h)],
         "vision": parts.get("vision", 0),
