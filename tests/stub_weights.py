@@ -22,7 +22,11 @@ def header_bytes(tensors: Tensors) -> tuple[bytes, int]:
     offset = 0
     for name, (dtype, shape) in tensors.items():
         size = prod(shape) * DTYPE_BYTES[dtype]
-        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + size]}
+        header[name] = {
+            "dtype": dtype,
+            "shape": list(shape),
+            "data_offsets": [offset, offset + size],
+        }
         offset += size
     raw = json.dumps(header, separators=(",", ":")).encode()
     raw += b" " * (-len(raw) % 8)

@@ -36,6 +36,8 @@ def _billions(value: float) -> str:
 
 
 def _gb(value: float) -> str:
+    if value < 1e8:
+        return f"{value / 1e6:,.3f} MB"
     return f"{value / 1e9:,.1f} GB = {value / 2**30:,.1f} GiB"
 
 
@@ -230,14 +232,17 @@ def context_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]
 @check("MEM006")
 def dtype_consistency(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     stored = _main_dtype(facts)
-    if facts.parameters.source not in ("safetensors", "gguf") or not stored:
-        raise NotApplicable("no weight headers to read the stored dtype from")
+    source = facts.parameters.source
+    inferred = source == "index" and "dtype_inferred" in facts.parameters.details
+    if not stored or not (source in ("safetensors", "gguf") or inferred):
+        raise NotApplicable("no weight headers or index to read the stored dtype from")
     declared = config_dtype(evidence.config)
     quantized = isinstance(evidence.config, Mapping) and "quantization_config" in evidence.config
     if declared and declared != stored and not quantized and declared in DTYPE_BYTES:
         yield Hit(
             f"config.json declares {declared} but {facts.parameters.by_dtype[stored]:,} of "
-            f"{facts.parameters.total:,} stored parameters are {stored}",
+            f"{facts.parameters.total:,} stored parameters are {stored}"
+            + (" (inferred from the index's total_size)" if inferred else ""),
             Location("config.json", _config_line(evidence, ("torch_dtype", "dtype"))),
             f"dtype {declared} vs stored {stored}",
         )

@@ -266,6 +266,13 @@ def from_index(
     active = count.active if count else None
     if count is not None:
         details["config"] = _config_details(count)
+    if quant.method is None and count is not None:
+        inferred = _infer_dtype(total_size, count, details["has_mtp_tensors"])
+        if inferred is not None:
+            details["dtype_inferred"] = inferred
+            if inferred != dtype:
+                details["config_dtype"] = dtype
+            dtype = inferred
     if quant.method is None and dtype in DTYPE_BYTES:
         total = int(total_size / DTYPE_BYTES[dtype])
         details["method"] = f"total_size / {DTYPE_BYTES[dtype]:g} bytes per {dtype} parameter"
@@ -279,20 +286,40 @@ def from_index(
     return ParameterFacts(total, active, by_dtype, "index", details)
 
 
+#: Storage dtypes tried when inferring what an index's total_size was written in.
+_WIDTHS = {"F32": 4, "BF16": 2, "F8_E4M3": 1}
+
+
+def _infer_dtype(total_size: int, count: ConfigCount, with_mtp: bool) -> str | None:
+    """The dtype whose width turns total_size into the config count (within 1%), if any."""
+    expected = count.total_with_mtp if with_mtp else count.total
+    if not expected:
+        return None
+    for name, width in _WIDTHS.items():
+        if abs(total_size / width - expected) <= 0.01 * expected:
+            return name
+    return None
+
+
 def from_config(config: Mapping[str, Any] | None) -> ParameterFacts | None:
     if not isinstance(config, Mapping):
         return None
     count = count_from_config(config)
     if count is None:
         return None
-    return ParameterFacts(count.total, count.active, {}, "config", _config_details(count))
+    dtype = config_dtype(config)
+    quantized = quantization_of(config).method is not None
+    by_dtype = {dtype: count.total} if dtype and not quantized else {}
+    return ParameterFacts(count.total, count.active, by_dtype, "config", _config_details(count))
 
 
 def parameter_facts(evidence: Evidence) -> ParameterFacts:
     """The most exact parameter count the evidence allows (empty facts when none)."""
     config = evidence.config
+    missing = _shards_without_headers(evidence)
+    headers = () if missing else evidence.safetensors
     for facts in (
-        from_headers(evidence.safetensors, config),
+        from_headers(headers, config),
         from_gguf(evidence.gguf),
         from_index(evidence.safetensors_index, config),
         from_config(config),
@@ -302,8 +329,22 @@ def parameter_facts(evidence: Evidence) -> ParameterFacts:
                 count = count_from_config(config)
                 if count is not None:
                     facts = _with_config_estimate(facts, count)
+            if missing:
+                from dataclasses import replace
+
+                details = {**facts.details, "shards_without_headers": missing}
+                facts = replace(facts, details=details)
             return facts
     return ParameterFacts()
+
+
+def _shards_without_headers(evidence: Evidence) -> list[str]:
+    """Shards the index lists whose header was not read (absent or unreadable)."""
+    shards = set(index_weight_map(evidence.safetensors_index).values())
+    if not shards or not evidence.safetensors:
+        return []
+    read = {h.path.rsplit("/", 1)[-1] for h in evidence.safetensors if not h.error}
+    return sorted(s for s in shards if s.rsplit("/", 1)[-1] not in read)
 
 
 def _with_config_estimate(facts: ParameterFacts, count: ConfigCount) -> ParameterFacts:
