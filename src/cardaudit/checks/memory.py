@@ -3,6 +3,7 @@ and the consistency of the weight files (index, shards, headers, config)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from itertools import groupby
 from math import prod
@@ -308,14 +309,14 @@ def index_total_size_matches(evidence: Evidence, facts: Facts, rule: Rule) -> It
         yield Hit(
             f"{len(missing)} tensor(s) listed in the index are in no shard header "
             f"(first: {missing[0]})",
-            Location("model.safetensors.index.json", None),
+            Location("model.safetensors.index.json", _index_line(evidence, missing[0])),
             missing[0],
         )
 
 
-def _index_line(evidence: Evidence) -> int | None:
+def _index_line(evidence: Evidence, key: str = "total_size") -> int | None:
     text = evidence.repo.text("model.safetensors.index.json")
-    return text.find_line(r'"total_size"') if text else None
+    return text.find_line(f'"{re.escape(key)}"') if text else None
 
 
 @check("MEM008")
