@@ -25,6 +25,7 @@ from cardaudit.extract.config_count import (
 )
 from cardaudit.extract.quantization import (
     DTYPE_BYTES,
+    UNPACKED_DTYPES,
     config_dtype,
     is_aux_tensor,
     logical_dtype,
@@ -45,22 +46,31 @@ VISION_MARKERS = (
     "embed_audio",
     "mm_projector",
 )
-_LAYER = re.compile(r"(?:^|\.)layers\.(\d+)\.")
-_EXPERT_INDEX = re.compile(r"\.experts\.(\d+)\.")
-_EXPERT = re.compile(r"\.experts\.|_exps\.")
+
+
+def _layer_index(name: str) -> int | None:
+    """N in ``...layers.N....`` (string operations: this runs once per tensor)."""
+    at = name.find("layers.")
+    if at == -1 or (at and name[at - 1] != "."):
+        return None
+    digits = name[at + 7 : name.find(".", at + 7)]
+    return int(digits) if digits.isdigit() else None
 
 
 def tensor_part(name: str, num_layers: int | None) -> str:
     """Which part of the model a tensor belongs to: vision, mtp, expert or core."""
     lowered = name.lower()
-    if any(marker in lowered for marker in VISION_MARKERS):
+    if (
+        "vis" in lowered or "audio" in lowered or "multi_modal" in lowered or "mm_" in lowered
+    ) and any(marker in lowered for marker in VISION_MARKERS):
         return "vision"
     if lowered.startswith(("mtp.", "model.mtp.", "mtp_")) or ".mtp." in lowered:
         return "mtp"
-    layer = _LAYER.search(name)
-    if layer and num_layers is not None and int(layer.group(1)) >= num_layers:
-        return "mtp"
-    if _EXPERT.search(name) and "shared_expert" not in lowered:
+    if num_layers is not None:
+        layer = _layer_index(name)
+        if layer is not None and layer >= num_layers:
+            return "mtp"
+    if (".experts." in name or "_exps." in name) and "shared_expert" not in lowered:
         return "expert"
     return "core"
 
@@ -104,8 +114,12 @@ def count_tensors(
             aux_bytes += size
             aux_tensors += 1
             continue
-        logical = elements * packing_factor(tensor.name, tensor.dtype, quant.bits)
-        by_dtype[logical_dtype(tensor.name, tensor.dtype, quant.bits)] += logical
+        if tensor.dtype in UNPACKED_DTYPES:  # fast path: floats are never packed
+            logical, label = elements, tensor.dtype
+        else:
+            logical = elements * packing_factor(tensor.name, tensor.dtype, quant.bits)
+            label = logical_dtype(tensor.name, tensor.dtype, quant.bits)
+        by_dtype[label] += logical
         parts[tensor_part(tensor.name, num_layers)] += logical
     total = sum(by_dtype.values())
     return {

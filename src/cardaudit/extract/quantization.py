@@ -36,6 +36,9 @@ DTYPE_BYTES: Mapping[str, float] = {
     "F6_E3M2": 0.75,
 }
 
+#: Dtypes that never hold packed sub-byte values.
+UNPACKED_DTYPES = frozenset({"F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2", "I64", "BOOL"})
+
 #: Names used in configs for a torch dtype, mapped to safetensors dtype names.
 CONFIG_DTYPES: Mapping[str, str] = {
     "bfloat16": "BF16",

@@ -27,7 +27,7 @@ def parse_header_json(
         if not isinstance(info, dict) or "dtype" not in info or "shape" not in info:
             return SafetensorsHeader(path, size, error=f"tensor {name!r} has no dtype/shape")
         try:
-            shape = tuple(int(dim) for dim in info["shape"])
+            shape = tuple(map(int, info["shape"]))
         except (TypeError, ValueError):
             return SafetensorsHeader(path, size, error=f"tensor {name!r} has a malformed shape")
         tensors.append(TensorInfo(name, str(info["dtype"]), shape, path))
