@@ -18,7 +18,12 @@ from cardaudit.rules import Rule
 
 
 def _figures(facts: Facts, kind: str) -> list[Mapping[str, Any]]:
-    return [f for f in facts.extra.get("figures", ()) if f.get("kind") == kind]
+    """Stated figures of ``kind`` that are about this model (not a code README's family)."""
+    return [
+        f
+        for f in facts.extra.get("figures", ())
+        if f.get("kind") == kind and f.get("about_model", True)
+    ]
 
 
 def _location(figure: Mapping[str, Any]) -> Location:
@@ -158,11 +163,9 @@ def memory_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
 
 
 def _memory_ok(claim: Mapping[str, Any], weights: float, rule: Rule) -> bool:
-    """A stated size may be the weights (within tolerance) or a larger requirement."""
-    if _close(claim, weights, rule):
-        return True
-    headroom = rule.param("max_requirement_ratio", 4.0)
-    return weights < claim["value"] <= weights * headroom
+    """A stated size may be the weights (within tolerance) or a larger requirement
+    (weights + KV cache, optimizer states, a node's memory): only a smaller one is wrong."""
+    return _close(claim, weights, rule) or claim["value"] >= weights
 
 
 def _explain(claim: Mapping[str, Any], weights: float, facts: Facts, rule: Rule) -> str:
@@ -325,10 +328,23 @@ def index_shards_present(evidence: Evidence, facts: Facts, rule: Rule) -> Iterat
     if not weight_map:
         raise NotApplicable("no safetensors index")
     present = {entry.path for entry in evidence.repo.files}
+    shards = sorted(set(weight_map.values()))
+    missing = [shard for shard in shards if shard not in present]
+    if len(missing) == len(shards):
+        raise NotApplicable("no shard is present: an index-only copy of the repo")
     text = evidence.repo.text("model.safetensors.index.json")
-    for shard in sorted(set(weight_map.values())):
-        if shard in present:
-            continue
+    limit = rule.param("max_listed", 5)
+    if len(missing) > limit:
+        yield Hit(
+            f"{len(missing)} of {len(shards)} shards listed in model.safetensors.index.json "
+            f"are not in the repo (first: {missing[0]}): the model cannot be loaded",
+            Location(
+                "model.safetensors.index.json", text.find_line(f'"{missing[0]}"') if text else None
+            ),
+            ", ".join(missing[:limit]) + ", …",
+        )
+        return
+    for shard in missing:
         tensors = sum(1 for v in weight_map.values() if v == shard)
         line = text.find_line(f'"{shard}"') if text else None
         yield Hit(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -120,6 +120,8 @@ class Figure:
     count: int | None = None
     #: Cells in the Markdown table row the figure sits in (0 outside tables).
     cells: int = 0
+    #: False for a code-README figure whose line does not name the model (a family README).
+    about_model: bool = True
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -134,6 +136,8 @@ class Figure:
             data["precision"] = self.precision
         if self.cells:
             data["cells"] = self.cells
+        if not self.about_model:
+            data["about_model"] = False
         for key in ("unit", "dtype", "gpu", "count"):
             if getattr(self, key) is not None:
                 data[key] = getattr(self, key)
@@ -150,8 +154,11 @@ def _cells(body: str, position: int) -> int:
 
 
 def _half_unit(number: str, scale: float) -> float:
-    decimals = len(number.split(".", 1)[1]) if "." in number else 0
-    return 0.5 * scale / 10**decimals
+    """Half the unit of the last significant digit: "3.3" → 0.05, "35" → 0.5, "400" → 50."""
+    if "." in number:
+        return 0.5 * scale / 10 ** len(number.split(".", 1)[1])
+    zeros = len(number) - len(number.rstrip("0")) if number.strip("0") else 0
+    return 0.5 * scale * 10**zeros
 
 
 def prose(text: str) -> str:
@@ -205,7 +212,31 @@ def _count_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
                 repo,
                 approx,
                 _half_unit(num, scale),
+                cells=_cells(body, match.start()),
             )
+            if _cells(body, match.start()) > 2:
+                yield from _row_counts(file, body, match, kind, repo)
+
+
+def _row_counts(file: TextFile, body: str, match: re.Match, kind: str, repo: str):
+    """The other cells of a table row ("| # Parameters | 2.5B | 8.1B | **1.3B** |")."""
+    start = body.rfind("\n", 0, match.start()) + 1
+    end = body.find("\n", match.end())
+    row = body[match.end() : end if end != -1 else len(body)]
+    line = file.line_at(start)
+    for cell in re.finditer(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[BMT])\b", row):
+        scale = SCALE[cell.group("unit").lower()]
+        yield Figure(
+            kind,
+            float(cell.group("num")) * scale,
+            cell.group(0),
+            file.path,
+            line,
+            repo,
+            False,
+            _half_unit(cell.group("num"), scale),
+            cells=_cells(body, match.start()),
+        )
 
 
 def _gpu_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
@@ -400,11 +431,28 @@ def stated_figures(evidence: Evidence) -> list[Figure]:
     if evidence.card is not None and not evidence.card.error:
         found += figures_in(evidence.card.file)
     if evidence.code is not None:
+        names = model_names(evidence)
         for path in evidence.code.find("README.md", "README.rst", "README.txt", "README"):
             text = evidence.code.text(path)
-            if text is not None:
-                found += figures_in(text, "code")
+            if text is None:
+                continue
+            lines = text.lines
+            for figure in figures_in(text, "code"):
+                line = lines[figure.line - 1].lower() if figure.line <= len(lines) else ""
+                if not any(name in line for name in names):
+                    figure = replace(figure, about_model=False)
+                found.append(figure)
     return found
+
+
+def model_names(evidence: Evidence) -> set[str]:
+    """Lower-case names the model goes by: repo id (without owner) and the card's title."""
+    names = {evidence.target.id.rsplit("/", 1)[-1].lower()}
+    if evidence.card is not None:
+        title = re.search(r"^#\s+(.+)$", evidence.card.body, re.MULTILINE)
+        if title:
+            names.add(title.group(1).strip().lower())
+    return {name for name in names if len(name) >= 3}
 
 
 def by_kind(figures: list[Figure]) -> Mapping[str, list[Figure]]:

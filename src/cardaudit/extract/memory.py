@@ -23,6 +23,9 @@ from cardaudit.extract.quantization import (
 )
 from cardaudit.model import Evidence, MemoryFacts, ParameterFacts
 
+#: Rope scaling types whose max_position_embeddings already is the extended length.
+NO_EXTEND = ("llama3", "longrope", "su")
+
 #: The "chosen batch" the report shows KV cache for, beside batch 1.
 KV_BATCH = 8
 
@@ -125,7 +128,8 @@ def max_context(config: Mapping[str, Any]) -> dict[str, Any]:
         kind = str(scaling.get("rope_type") or scaling.get("type") or "")
         if isinstance(factor, int | float) and factor > 1:
             base = original or max_pos
-            if kind in ("yarn", "dynamic", "linear", "longrope", "llama3") or original:
+            # llama3 / longrope keep max_position_embeddings as the extended length.
+            if kind in ("yarn", "dynamic", "linear") or (original and kind not in NO_EXTEND):
                 effective = max(max_pos, int(base * factor))
     return {
         "max_position_embeddings": max_pos or None,
