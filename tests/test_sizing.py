@@ -127,7 +127,7 @@ def test_mtp_and_vision_tensors_are_split_out() -> None:
         ("meta-llama__Meta-Llama-3.1-8B", 32 * 2 * 8 * 128 * 2, 0),  # GQA
         ("mistralai__Mistral-7B-Instruct-v0.3", 32 * 2 * 8 * 128 * 2, 0),
         ("deepseek-ai__DeepSeek-V3", 61 * (512 + 64) * 2, 0),  # MLA compressed cache
-        ("google__gemma-2-9b-it", 21 * 2 * 8 * 256 * 2, 21 * 2 * 8 * 256 * 2),  # 1:1 sliding
+        ("google__gemma-2-9b-it", 42 * 2 * 8 * 256 * 2, 21 * 2 * 8 * 256 * 2),  # 1:1 sliding
         ("Qwen__Qwen3.6-35B-A3B", 10 * 2 * 2 * 256 * 2, 0),  # 3 of 4 layers linear
     ],
 )
@@ -141,7 +141,8 @@ def test_sliding_window_caps_the_cache() -> None:
     kv = kv_cache(config("google__gemma-2-9b-it"))
     assert kv["sliding_window"] == 4096
     at_8k = kv_bytes_at(kv, 8192)
-    assert at_8k == kv["bytes_per_token"] * 8192 + kv["sliding_bytes_per_token"] * 4096
+    full = kv["bytes_per_token"] - kv["sliding_bytes_per_token"]
+    assert at_8k == full * 8192 + kv["sliding_bytes_per_token"] * 4096
     assert kv_bytes_at(kv, 8192, batch=8) == 8 * at_8k
 
 
@@ -150,6 +151,8 @@ def test_context_with_rope_scaling() -> None:
     assert llama["max_position_embeddings"] == 131072 and llama["effective"] == 131072
     yarn = {"max_position_embeddings": 32768, "rope_scaling": {"type": "yarn", "factor": 4.0}}
     assert max_context(yarn)["effective"] == 131072
+    gemma3 = max_context(config("google__medgemma-27b-it"))  # linear factor 8: already applied
+    assert gemma3["effective"] == gemma3["max_position_embeddings"] == 131072
 
 
 # --------------------------------------------------------------------------- figures

@@ -1,10 +1,10 @@
 """Memory facts: weight bytes (stored and what-if precisions), KV cache and context length.
 
-KV cache per token is the cache that grows with the context: 2 × KV heads × head dim per
-full-attention layer (GQA/MQA), ``kv_lora_rank + qk_rope_head_dim`` per layer for MLA (the
+KV cache per token is what each token of context adds: 2 × KV heads × head dim per
+attention layer (GQA/MQA), ``kv_lora_rank + qk_rope_head_dim`` per layer for MLA (the
 compressed cache serving engines keep), nothing for linear-attention / Mamba layers (their
-state is constant: ``details.constant_state_bytes``) and, for sliding-window layers, a cache
-capped at the window (``details.sliding_bytes_per_token``). Cache elements take the
+state is constant: ``details.constant_state_bytes``); the sliding-window layers' share
+(``details.sliding_bytes_per_token``) stops growing at the window. Cache elements take the
 config's dtype (BF16 when unstated).
 """
 
@@ -23,8 +23,8 @@ from cardaudit.extract.quantization import (
 )
 from cardaudit.model import Evidence, MemoryFacts, ParameterFacts
 
-#: Rope scaling types whose max_position_embeddings already is the extended length.
-NO_EXTEND = ("llama3", "longrope", "su")
+#: Rope scaling types that extend the context beyond max_position_embeddings.
+EXTENDS = ("yarn", "dynamic")
 
 #: The "chosen batch" the report shows KV cache for, beside batch 1.
 KV_BATCH = 8
@@ -86,7 +86,7 @@ def kv_cache(config: Mapping[str, Any]) -> dict[str, Any] | None:
         else:
             growing += per_layer * element
     return {
-        "bytes_per_token": int(growing),
+        "bytes_per_token": int(growing + sliding),
         "sliding_bytes_per_token": int(sliding),
         "sliding_window": window if sliding else None,
         "constant_state_bytes": int(constant),
@@ -101,9 +101,10 @@ def kv_cache(config: Mapping[str, Any]) -> dict[str, Any] | None:
 def kv_bytes_at(kv: Mapping[str, Any], tokens: int, batch: int = 1) -> int:
     """KV cache bytes for ``batch`` sequences of ``tokens`` tokens."""
     window = kv.get("sliding_window") or tokens
+    sliding = kv["sliding_bytes_per_token"]
     per_sequence = (
-        kv["bytes_per_token"] * tokens
-        + kv["sliding_bytes_per_token"] * min(tokens, window)
+        (kv["bytes_per_token"] - sliding) * tokens
+        + sliding * min(tokens, window)
         + kv["constant_state_bytes"]
     )
     return int(per_sequence * batch)
@@ -128,8 +129,9 @@ def max_context(config: Mapping[str, Any]) -> dict[str, Any]:
         kind = str(scaling.get("rope_type") or scaling.get("type") or "")
         if isinstance(factor, int | float) and factor > 1:
             base = original or max_pos
-            # llama3 / longrope keep max_position_embeddings as the extended length.
-            if kind in ("yarn", "dynamic", "linear") or (original and kind not in NO_EXTEND):
+            # Only YaRN / dynamic NTK extend beyond max_position_embeddings; llama3,
+            # longrope and linear configs already state the extended length there.
+            if kind in EXTENDS:
                 effective = max(max_pos, int(base * factor))
     return {
         "max_position_embeddings": max_pos or None,
