@@ -43,7 +43,8 @@ def cache_element_bytes(config: Mapping[str, Any]) -> float:
 def kv_cache(config: Mapping[str, Any]) -> dict[str, Any] | None:
     """KV cache figures of a decoder config, or None when it lacks attention sizes."""
     cfg = text_config(config)
-    if not _int(cfg, "num_hidden_layers") or not _int(cfg, "hidden_size"):
+    hidden = _int(cfg, "hidden_size") or _int(cfg, "n_embed") or _int(cfg, "n_embd")
+    if not layer_kinds(cfg) or not hidden:
         return None
     element = cache_element_bytes(config)
     _heads, kv_heads, head_dim = head_dims(cfg)
@@ -67,7 +68,7 @@ def kv_cache(config: Mapping[str, Any]) -> dict[str, Any] | None:
             constant += conv * element + recurrent * state_bytes
             continue
         if kind == "mamba":
-            inner = _int(cfg, "mamba_expand", 2) * _int(cfg, "hidden_size")
+            inner = _int(cfg, "mamba_expand", 2) * hidden
             constant += inner * (_int(cfg, "mamba_d_state", 16) + _int(cfg, "mamba_d_conv", 4))
             continue
         if mla:
