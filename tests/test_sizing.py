@@ -199,8 +199,8 @@ def test_table_rows_give_every_cell_and_round_numbers_are_coarse() -> None:
 # --------------------------------------------------------------------------- GGUF, bad input
 
 
-def _card(folder: Path, body: str) -> None:
-    (folder / "README.md").write_text(f"---\nlicense: mit\n---\n\n# M\n\n{body}\n")
+def _card(folder: Path, body: str, title: str = "M") -> None:
+    (folder / "README.md").write_text(f"---\nlicense: mit\n---\n\n# {title}\n\n{body}\n")
 
 
 def test_gguf_header_only_file_is_counted(tmp_path: Path) -> None:
@@ -262,3 +262,38 @@ def test_index_alone_with_config(tmp_path: Path) -> None:
     assert {run.rule_id: run.note for run in report.checks}["MEM008"] == (
         "no shard is present: an index-only copy of the repo"
     )
+
+
+def test_code_readme_figures_count_only_on_lines_naming_the_model(tmp_path: Path) -> None:
+    model, code = tmp_path / "model", tmp_path / "code"
+    model.mkdir()
+    code.mkdir()
+    (model / "config.json").write_text((CONFIGS / "meta-llama__Meta-Llama-3.1-8B.json").read_text())
+    _card(model, "Fern-8B is an 8B parameter model.", title="Fern-8B")
+    (code / "README.md").write_text(
+        "# Family\n\nOur family has 70B parameter models.\n\nFern-8B has 80B parameters.\n"
+    )
+    report = audit(AuditRequest(str(model), code=str(code)), Policy())
+    findings = [f for f in report.findings if f.rule_id == "MEM001"]
+    assert [(f.location.repo, f.location.path, f.location.line) for f in findings] == [
+        ("code", "README.md", 5)
+    ]
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"hidden_size": "big", "num_hidden_layers": -1, "vocab_size": None},
+        {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 10, "layer_types": 5},
+        {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 10, "vision_config": []},
+        {"text_config": "x", "quantization_config": {"bits": "four"}, "num_local_experts": 0},
+        {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 10, "rope_scaling": "yarn"},
+    ],
+)
+def test_odd_configs_never_raise(odd: dict, tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text(json.dumps(odd))
+    _card(tmp_path, "A 1B model with 2GB of weights and a 128K context on a single T4.")
+    report = audit(AuditRequest(str(tmp_path)), Policy())
+    assert all(run.outcome != "error" for run in report.checks), report.checks
+    assert "error" not in report.facts.parameters.details
+    assert "error" not in report.facts.memory.details

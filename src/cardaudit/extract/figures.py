@@ -99,6 +99,8 @@ CONTEXT_LEAD = re.compile(
     re.IGNORECASE,
 )
 CONTEXT_WORD = re.compile(r"context|sequence length|window|long[- ]?text", re.IGNORECASE)
+#: Folder names that say nothing about which model a line is about.
+GENERIC_NAMES = frozenset({"model", "models", "base", "code", "repo", "weights", "checkpoint"})
 SCALE = {"b": 1e9, "billion": 1e9, "m": 1e6, "million": 1e6, "t": 1e12, "trillion": 1e12}
 
 
@@ -452,7 +454,7 @@ def model_names(evidence: Evidence) -> set[str]:
         title = re.search(r"^#\s+(.+)$", evidence.card.body, re.MULTILINE)
         if title:
             names.add(title.group(1).strip().lower())
-    return {name for name in names if len(name) >= 3}
+    return {name for name in names if len(name) >= 3 and name not in GENERIC_NAMES}
 
 
 def by_kind(figures: list[Figure]) -> Mapping[str, list[Figure]]:
