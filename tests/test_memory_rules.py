@@ -33,6 +33,10 @@ def test_clover_is_clean_and_matches_its_base() -> None:
     assert memory.kv_cache_bytes_per_token == 10 * 2 * 256 * 2 * 2
     assert memory.details["kv_cache"]["layers"] == {"full": 10, "linear": 30}
     assert memory.details["kv_cache"]["constant_state_bytes"] > 0
+    # The base ships the full VL checkpoint: same language model plus a vision tower.
+    [base] = params.details["base_models"]
+    assert (base["source"], base["total"]) == ("safetensors", 35_107_181_936)
+    assert base["language_model"] == params.total
 
 
 def test_gib_written_as_gb() -> None:
