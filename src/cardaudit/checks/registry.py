@@ -15,6 +15,8 @@ CHECK_MODULES: tuple[str, ...] = (
     "sources",
     "licence",
     "attribution",
+    "promises",
+    "claims",
 )
 
 _REGISTRY: dict[str, CheckFn] = {}
