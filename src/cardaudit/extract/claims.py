@@ -20,6 +20,14 @@ from cardaudit.model import Claim, Evidence
 SCORE = re.compile(r"(?<![\w.@/#-])\d{1,3}(?:\.\d+)?\s*%?(?![\w/]|\.\d)")
 URL = re.compile(r"https?://\S+")
 PARENS = re.compile(r"\([^()]*\)")
+#: Numbers that are not scores: shots, sizes, pass@k, years, figure numbers, and versions
+#: right after a name ("Llama 3.2", "ChatGPT 3.5", "Devstral Small 1.1").
+NOT_SCORES = re.compile(
+    r"\b\d+[-‑]?(?:shot|k|K|B|M|T)\b|(?:pass|maj|cons|avg)@\d+|\b(?:19|20)\d\d\b"
+    r"|\b(?:figure|fig\.|table|section|step|top|version|v)\s*\d+(?:\.\d+)*"
+    r"|(?-i:\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\s+\d+(?:\.\d+)*(?![\d.]*\s*%)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -108,7 +116,7 @@ def scores_in(
     stripped = URL.sub(" ", text)
     for bench, _match in named if named is not None else benchmarks_in(text, table):
         stripped = _strip_name(stripped, bench)
-    stripped = re.sub(r"\b\d+[-‑]?(?:shot|k|K|B|M|T)\b|pass@\d+|\b(?:19|20)\d\d\b", " ", stripped)
+    stripped = NOT_SCORES.sub(" ", stripped)
     return [match.group(0).strip() for match in SCORE.finditer(stripped)]
 
 
@@ -157,11 +165,13 @@ def _table_claims(document: Document, table: ClaimTable) -> list[Found]:
         for _number, cells in block.rows[1:]:
             if not cells:
                 continue
-            first = cells[0]
+            labels = _label_cells(cells)
+            first = " ".join(label for label in labels if label.strip())
             row_benches = benchmarks_in(first, table)
-            numbers = [cell for cell in cells[1:] if SCORE.search(URL.sub(" ", cell))]
+            rest = cells[len(labels) :]
+            numbers = [cell for cell in rest if SCORE.search(URL.sub(" ", cell))]
             if row_benches and numbers:
-                values.append(f"{clean(first)}: {' | '.join(clean(c) for c in cells[1:])}")
+                values.append(f"{clean(first)}: {' | '.join(clean(c) for c in rest)}")
                 benches += [(bench, first) for bench, _ in row_benches]
             elif header_benches and numbers:
                 pairs = [
@@ -209,6 +219,16 @@ def _table_claims(document: Document, table: ClaimTable) -> list[Found]:
     return found
 
 
+def _label_cells(cells: tuple[str, ...]) -> list[str]:
+    """The leading cells of a row that name it (up to the first numeric cell, at most 3)."""
+    labels = [cells[0]]
+    for cell in cells[1:3]:
+        if SCORE.fullmatch(clean(cell).strip("*_ ")):
+            break
+        labels.append(cell)
+    return labels
+
+
 def _prose_claims(document: Document, table: ClaimTable) -> list[Found]:
     found = []
     for paragraph in paragraphs(document):
@@ -236,6 +256,32 @@ def _without(text: str, parts: list[str]) -> str:
     for part in parts:
         text = text.replace(part, " ")
     return text
+
+
+def _group_by_section(found: list[Found]) -> list[Found]:
+    """Prose benchmark claims of one section become one claim (a news list is one finding)."""
+    grouped: list[Found] = []
+    by_section: dict[int, int] = {}
+    for claim in found:
+        line = claim.document.line(claim.line)
+        section = line.section_start if line else claim.line
+        if claim.kind != "benchmark" or section not in by_section:
+            if claim.kind == "benchmark":
+                by_section[section] = len(grouped)
+            grouped.append(claim)
+            continue
+        index = by_section[section]
+        first = grouped[index]
+        grouped[index] = Found(
+            first.kind,
+            first.document,
+            first.line,
+            max(first.end, claim.end),
+            f"{first.text} / {claim.text}",
+            first.values + claim.values,
+            first.benches + claim.benches,
+        )
+    return grouped
 
 
 # --------------------------------------------------------------------------- disclosure
@@ -344,7 +390,7 @@ def claim_facts(evidence: Evidence) -> tuple[Claim, ...]:
     table = claim_table()
     claims: list[Claim] = []
     for document, _snapshot in documents(evidence):
-        found = _table_claims(document, table) + _prose_claims(document, table)
+        found = _table_claims(document, table) + _group_by_section(_prose_claims(document, table))
         for claim in sorted(found, key=lambda f: (f.line, f.kind)):
             claims.append(
                 Claim(

@@ -31,7 +31,7 @@ from cardaudit.rules import load_table
 
 LINK = re.compile(r"!?\[([^\]]*(?:\\\][^\]]*)*)\]\(([^)\s]*)[^)]*\)")
 BARE_URL = re.compile(r"https?://[^\s)>\]\"']+")
-MARKUP = re.compile(r"<[^>]+>|\*\*|__|`|\\(?=[\[\]])")
+MARKUP = re.compile(r"<[^>]+>|\*\*|__|`|\\(?=[\\`*_{}\[\]()#+\-.!|])")
 WORD = re.compile(r"[a-z0-9][a-z0-9.+-]*")
 
 
@@ -40,6 +40,7 @@ class Marker:
     id: str
     regex: re.Pattern[str]
     needs_artifact: bool
+    items_after: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ def promise_table() -> PromiseTable:
             str(entry["id"]),
             re.compile(entry["pattern"], 0 if entry.get("case_sensitive") else flags),
             bool(entry.get("needs_artifact")),
+            entry.get("items") == "after",
         )
         for entry in raw["markers"]
     )
@@ -131,6 +133,35 @@ def clean(text: str) -> str:
 
 def items_in(text: str, table: PromiseTable) -> list[tuple[str, str]]:
     """(artifact, item words) for every artifact named in ``text``, left to right."""
+    found: list[tuple[str, str]] = []
+    for _start, _end, name, item in item_spans(text, table):
+        if (name, item) not in found:
+            found.append((name, item))
+    return found
+
+
+def governed(
+    text: str, marker: Marker, hit: re.Match[str], table: PromiseTable
+) -> list[tuple[str, str]]:
+    """The items a marker promises: the one before "(coming soon)", those after "upcoming"
+    or "TODO:", otherwise every item of the sentence."""
+    spans = item_spans(text, table)
+    opening = text[: hit.start()].rstrip()[-1:]
+    chosen: list[tuple[int, int, str, str]] = []
+    if opening in "([" and opening:
+        before = [span for span in spans if span[1] <= hit.start() and hit.start() - span[1] < 80]
+        chosen = before[-1:]
+    elif marker.items_after:
+        chosen = [span for span in spans if span[0] >= hit.end()][:1]
+    found: list[tuple[str, str]] = []
+    for _start, _end, name, item in chosen or spans:
+        if (name, item) not in found:
+            found.append((name, item))
+    return found
+
+
+def item_spans(text: str, table: PromiseTable) -> list[tuple[int, int, str, str]]:
+    """(start, end, artifact, item) of each artifact phrase in ``text``, left to right."""
     spans: list[tuple[int, int, str]] = []
     for name, spec in table.artifacts.items():
         for regex in spec.phrases:
@@ -142,12 +173,7 @@ def items_in(text: str, table: PromiseTable) -> list[tuple[str, str]]:
         if chosen and span[0] < chosen[-1][1]:
             continue
         chosen.append(span)
-    found: list[tuple[str, str]] = []
-    for start, end, name in chosen:
-        pair = (name, text[start:end].strip())
-        if pair not in found:
-            found.append(pair)
-    return found
+    return [(start, end, name, text[start:end].strip()) for start, end, name in chosen]
 
 
 def _is_roadmap_section(line: Line, table: PromiseTable) -> bool:
@@ -172,7 +198,7 @@ def _table_context(document: Document, line: Line, text: str, offset: int) -> st
     if not header:
         return ""
     column = text[:offset].count("|") - (1 if text.lstrip().startswith("|") else 0)
-    return header[column] if 0 <= column < len(header) else ""
+    return clean(header[column]) if 0 <= column < len(header) else ""
 
 
 def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], list[Mention]]:
@@ -180,8 +206,16 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
     promised: list[Mention] = []
     delivered: list[Mention] = []
 
-    def add(target: list[Mention], number: int, text: str, marker: str, *, bare: bool) -> None:
-        found = items_in(text, table)
+    def add(
+        target: list[Mention],
+        number: int,
+        text: str,
+        marker: str,
+        *,
+        bare: bool,
+        items: list[tuple[str, str]] | None = None,
+    ) -> None:
+        found = items if items is not None else items_in(text, table)
         if not found:
             if not bare:
                 return
@@ -192,8 +226,10 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             )
 
     def statements(text: str, at) -> None:
+        previous = ""
         for offset, sentence in sentences(text):
             cleaned = clean(sentence)
+            context_sentence, previous = previous, cleaned
             if any(regex.search(cleaned) for regex in table.excludes):
                 continue
             marker = next((m for m in table.markers if m.regex.search(cleaned)), None)
@@ -204,9 +240,14 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             hit = marker.regex.search(sentence)
             number, context = at(offset + (hit.start() if hit else 0), with_context=True)
             cleaned = f"{context}: {cleaned}" if context else cleaned
-            if marker.needs_artifact and not items_in(cleaned, table):
+            items = governed(cleaned, marker, marker.regex.search(cleaned), table)
+            if not items and context_sentence and len(cleaned) < 40:
+                # "lzlvV2 is in the works. Soon(tm)." - the promise is the sentence before
+                cleaned = f"{context_sentence} {cleaned}"
+                items = items_in(cleaned, table)
+            if marker.needs_artifact and not items:
                 continue
-            add(promised, number, cleaned, marker.id, bare=True)
+            add(promised, number, cleaned, marker.id, bare=True, items=items)
 
     for line in document.prose():
         if line.heading is None and TABLE_ROW.match(line.text):
@@ -253,25 +294,47 @@ def keywords(item: str, table: PromiseTable) -> set[str]:
     return {word for word in WORD.findall(item.lower()) if word not in table.stopwords}
 
 
+NAME_TOKEN = re.compile(r"[A-Za-z][\w.-]*\d[\w.-]*|\d+(?:\.\d+)+|[a-z]+[A-Z][\w-]*")
+
+
+def names(text: str) -> set[str]:
+    """Model and version names in ``text`` ("iLLaDA", "Qwen3-2507", "3.1", "vLLM")."""
+    return {token.lower().strip(".-") for token in NAME_TOKEN.findall(text)}
+
+
+def mentions_names(wanted: set[str], text: str) -> bool:
+    """Whether ``text`` names one of ``wanted`` (always true when nothing is wanted)."""
+    lowered = text.lower()
+    return not wanted or any(name in lowered for name in wanted)
+
+
 @dataclass(frozen=True)
 class Context:
     """What can prove a delivery: every document's deliveries and links, and the code repo."""
 
     deliveries: tuple[Mention, ...]
-    links: tuple[tuple[str, str, int, str], ...]  # (url, path, line, repo)
+    links: tuple[tuple[str, str, int, str, str], ...]  # (url, anchor text, path, line, repo)
     code: RepoSnapshot | None
     documents: tuple[Document, ...]
 
 
-def _links(document: Document) -> list[tuple[str, str, int, str]]:
+HTML_LINK = re.compile(r"<a\s[^>]*href=[\"']([^\"']+)[\"'][^>]*>(.*?)</a>", re.IGNORECASE)
+
+
+def _links(document: Document) -> list[tuple[str, str, str, int, str]]:
+    """(url, anchor text, path, line, repo) of every link in the document's prose."""
     found = []
     for line in document.prose():
-        for match in LINK.finditer(line.text):
+        text = line.text
+        for match in LINK.finditer(text):
             if match.group(2):
-                found.append((match.group(2), document.path, line.number, document.repo))
-        for match in BARE_URL.finditer(LINK.sub("", line.text)):
-            found.append((match.group(0), document.path, line.number, document.repo))
-    return found
+                found.append((match.group(2), clean(match.group(1)), document.path, line.number))
+        for match in HTML_LINK.finditer(text):
+            found.append((match.group(1), clean(match.group(2)), document.path, line.number))
+        rest = HTML_LINK.sub(" ", LINK.sub(" ", text))
+        for match in BARE_URL.finditer(rest):
+            found.append((match.group(0), "", document.path, line.number))
+    return [(url, anchor, path, number, document.repo) for url, anchor, path, number in found]
 
 
 def _where(path: str, line: int, repo: str) -> str:
@@ -293,6 +356,7 @@ def decide(mention: Mention, context: Context, table: PromiseTable) -> tuple[str
         return "unknown", "what is promised is not a recognised artifact; check by hand"
     spec = table.artifacts[mention.artifact]
     wanted = keywords(mention.item, table)
+    named = names(mention.text)
     for done in context.deliveries:
         if done.artifact != mention.artifact:
             continue
@@ -301,13 +365,22 @@ def decide(mention: Mention, context: Context, table: PromiseTable) -> tuple[str
         theirs = keywords(done.item, table) | keywords(done.text, table)
         if wanted and not wanted & theirs:
             continue
+        if not mentions_names(named, done.text):
+            continue
         how = "a checked roadmap box" if done.marker == "roadmap_checked" else "a statement"
         return "delivered", f"{how} at {_where(done.path, done.line, done.repo)}: {done.text!r}"
-    for url, path, line, repo in context.links:
+    for url, anchor, path, line, repo in context.links:
         if (path, repo, line) == (mention.path, mention.repo, mention.line):
+            continue
+        if not mentions_names(named, f"{anchor} {url}"):
             continue
         if any(regex.search(url) for regex in spec.links):
             return "delivered", f"{_where(path, line, repo)} links {url}"
+    if spec.files and context.code is not None and not has_sources(context.code):
+        return "unknown", (
+            f"the code repo {context.code.id} holds only documentation here; its files cannot "
+            "show whether this was delivered"
+        )
     if spec.files and context.code is not None:
         files = _glob_files(context.code, spec.files)
         if spec.keyword_match:
@@ -328,6 +401,14 @@ def decide(mention: Mention, context: Context, table: PromiseTable) -> tuple[str
     if spec.files:
         return "unknown", "no code repo to look in (audit with --code <repo>)"
     return "unknown", f"{spec.label} live outside these repos; not checked"
+
+
+DOC_ONLY = re.compile(r"(?:^|/)(?:readme|license|licence|notice|copying)[^/]*$|\.(?:md|rst|txt)$")
+
+
+def has_sources(code: RepoSnapshot) -> bool:
+    """Whether a code snapshot holds more than READMEs and licences (a real checkout)."""
+    return any(not DOC_ONLY.search(entry.path.lower()) for entry in code.files)
 
 
 def _section_delivery(mention: Mention, context: Context, wanted: set[str]) -> str | None:
@@ -412,7 +493,7 @@ def promise_facts(evidence: Evidence, now: datetime | None = None) -> tuple[Prom
     docs = documents(evidence)
     promised: list[tuple[Mention, RepoSnapshot]] = []
     deliveries: list[Mention] = []
-    links: list[tuple[str, str, int, str]] = []
+    links: list[tuple[str, str, str, int, str]] = []
     for document, snapshot in docs:
         found, done = mentions(document, table)
         promised += [(mention, snapshot) for mention in found]
