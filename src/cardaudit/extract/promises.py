@@ -172,6 +172,9 @@ def item_spans(text: str, table: PromiseTable) -> list[tuple[int, int, str, str]
     for span in spans:
         if chosen and span[0] < chosen[-1][1]:
             continue
+        if chosen and chosen[-1][2] == span[2] and not text[chosen[-1][1] : span[0]].strip():
+            chosen[-1] = (chosen[-1][0], span[1], span[2])  # "Quantized" + "GGUF weights"
+            continue
         chosen.append(span)
     return [(start, end, name, text[start:end].strip()) for start, end, name in chosen]
 
