@@ -259,18 +259,18 @@ def _without(text: str, parts: list[str]) -> str:
 
 
 def _group_by_section(found: list[Found]) -> list[Found]:
-    """Prose benchmark claims of one section become one claim (a news list is one finding)."""
+    """Prose claims of one kind in one section become one claim (a news list is one finding)."""
     grouped: list[Found] = []
-    by_section: dict[int, int] = {}
+    by_section: dict[tuple[str, int], int] = {}
     for claim in found:
         line = claim.document.line(claim.line)
         section = line.section_start if line else claim.line
-        if claim.kind != "benchmark" or section not in by_section:
-            if claim.kind == "benchmark":
-                by_section[section] = len(grouped)
+        key = (claim.kind, section)
+        if key not in by_section:
+            by_section[key] = len(grouped)
             grouped.append(claim)
             continue
-        index = by_section[section]
+        index = by_section[key]
         first = grouped[index]
         grouped[index] = Found(
             first.kind,
@@ -325,15 +325,24 @@ def _undisclosed(found: Found, table: ClaimTable) -> list[str]:
 def _unversioned(found: Found, lines: list[Line], table: ClaimTable) -> list[str]:
     names: list[str] = []
     for bench, text in found.benches:
-        if bench.versions is None or bench.versions.search(bench.name.sub(" ", text)):
+        if bench.versions is None or _versioned(bench, text):
             continue
-        named_nearby = [clean(line.text) for line in lines if bench.name.search(clean(line.text))]
-        if any(bench.versions.search(bench.name.sub(" ", other)) for other in named_nearby):
+        if any(_versioned(bench, clean(line.text)) for line in lines):
             continue
         name = clean(bench.name.search(text).group(0))
         if name not in names:
             names.append(name)
     return names
+
+
+def _versioned(bench: Benchmark, text: str) -> bool:
+    """Whether a mention of ``bench`` in ``text`` carries its version or track
+    (in the name itself, "Aider-Polyglot", or right after it, "SWE-bench Verified")."""
+    assert bench.versions is not None
+    for match in bench.name.finditer(text):
+        if bench.versions.search(text[match.start() : match.end() + 30]):
+            return True
+    return False
 
 
 def _baseline_named(text: str, table: ClaimTable) -> bool:
