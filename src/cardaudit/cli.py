@@ -124,8 +124,18 @@ def rules(
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point; an unexpected crash is one line unless CARDAUDIT_DEBUG is set."""
+    try:
+        app()
+    except Exception as exc:  # a bug: say so plainly instead of dumping a traceback
+        if os.environ.get("CARDAUDIT_DEBUG"):
+            raise
+        typer.echo(
+            f"cardaudit: internal error: {type(exc).__name__}: {exc} "
+            "(set CARDAUDIT_DEBUG=1 for the traceback and please report it)",
+            err=True,
+        )
+        sys.exit(EXIT_ERROR)
 
 
 if __name__ == "__main__":  # pragma: no cover

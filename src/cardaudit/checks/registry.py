@@ -15,6 +15,8 @@ CHECK_MODULES: tuple[str, ...] = (
     "sources",
     "licence",
     "attribution",
+    "derivation",
+    "code_attribution",
     "promises",
     "claims",
 )

@@ -40,6 +40,10 @@ def _facts_table(report: Report):
         table.add_row(
             "base model", f"{ref.id} ({ref.relation or 'relation unknown'}, {ref.source})"
         )
+    from cardaudit.reporters.lineage_text import lineage_rows
+
+    for label, value in lineage_rows(facts.extra):
+        table.add_row(label, _escape(value))
     if facts.promises:
         table.add_row("promises", f"{len(facts.promises)} found")
     if facts.claims:
