@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from cardaudit.extract.markdown_prose import Document, Line, paragraphs, sentences, tables
+from cardaudit.extract.markdown_prose import Document, paragraphs, sentences, tables
 from cardaudit.extract.promises import clean, documents
 from cardaudit.model import Claim, Evidence
 
@@ -287,23 +287,52 @@ def _group_by_section(found: list[Found]) -> list[Found]:
 # --------------------------------------------------------------------------- disclosure
 
 
-def scope_lines(document: Document, start: int, end: int, table: ClaimTable) -> list[Line]:
-    """Lines where a claim's method may be disclosed: nearby, its section, eval sections."""
-    anchor = document.line(start)
-    own_section = anchor.section_start if anchor else None
-    chosen = []
-    for line in document.lines:
-        near = start - table.window <= line.number <= end + table.window
-        same = own_section is not None and line.section_start == own_section
-        evaluation = any(table.sections.search(name) for name in line.section)
-        if near or same or evaluation:
-            chosen.append(line)
-    return chosen
+class Scope:
+    """Where a document's claims may be disclosed, prepared once per document.
+
+    The evaluation sections are shared by every claim of the document, so their text and the
+    checklist items it discloses are computed once; each claim adds only its own section and
+    the lines around it.
+    """
+
+    def __init__(self, document: Document, table: ClaimTable) -> None:
+        self.document = document
+        self.table = table
+        self.cleaned = {line.number: clean(line.text) for line in document.lines}
+        evaluation = [
+            line
+            for line in document.lines
+            if any(table.sections.search(name) for name in line.section)
+        ]
+        self.eval_numbers = {line.number for line in evaluation}
+        self.eval_text = "\n".join(self.cleaned[line.number] for line in evaluation)
+        self.by_section: dict[int, list[int]] = {}
+        for line in document.lines:
+            self.by_section.setdefault(line.section_start, []).append(line.number)
+        self.eval_disclosed = {
+            item.id
+            for items in table.checklist.values()
+            for item in items
+            if item.patterns and any(regex.search(self.eval_text) for regex in item.patterns)
+        }
+
+    def local_numbers(self, start: int, end: int) -> list[int]:
+        """Lines near the claim and in its own section, outside the evaluation sections."""
+        anchor = self.document.line(start)
+        numbers = set(range(start - self.table.window, end + self.table.window + 1))
+        if anchor is not None:
+            numbers |= set(self.by_section.get(anchor.section_start, ()))
+        return sorted(n for n in numbers if n in self.cleaned and n not in self.eval_numbers)
+
+    def lines_for(self, start: int, end: int) -> list[str]:
+        """Cleaned text of every line in scope (local lines, then evaluation sections)."""
+        local = [self.cleaned[n] for n in self.local_numbers(start, end)]
+        return local + [self.cleaned[n] for n in sorted(self.eval_numbers)]
 
 
-def _undisclosed(found: Found, table: ClaimTable) -> list[str]:
-    lines = scope_lines(found.document, found.line, found.end, table)
-    scope = "\n".join(clean(line.text) for line in lines)
+def _undisclosed(found: Found, scope: Scope) -> list[str]:
+    table = scope.table
+    local = "\n".join(scope.cleaned[n] for n in scope.local_numbers(found.line, found.end))
     kind = "speed" if found.kind == "speed" else "benchmark"
     agentic = any(bench.agentic for bench, _ in found.benches)
     missing = []
@@ -311,23 +340,28 @@ def _undisclosed(found: Found, table: ClaimTable) -> list[str]:
         if item.agentic_only and not agentic:
             continue
         if item.kind == "versions":
-            unversioned = _unversioned(found, lines, table)
+            unversioned = _unversioned(found, scope)
             if unversioned:
                 missing.append(f"{item.label} ({', '.join(unversioned)})")
         elif item.kind == "baseline":
             if table.relative.search(found.text) and not _baseline_named(found.text, table):
                 missing.append(item.label)
-        elif not any(regex.search(scope) for regex in item.patterns):
+        elif item.id in scope.eval_disclosed:
+            continue
+        elif not any(regex.search(local) for regex in item.patterns):
             missing.append(item.label)
     return missing
 
 
-def _unversioned(found: Found, lines: list[Line], table: ClaimTable) -> list[str]:
+def _unversioned(found: Found, scope: Scope) -> list[str]:
     names: list[str] = []
+    lines: list[str] | None = None
     for bench, text in found.benches:
         if bench.versions is None or _versioned(bench, text):
             continue
-        if any(_versioned(bench, clean(line.text)) for line in lines):
+        if lines is None:
+            lines = scope.lines_for(found.line, found.end)
+        if any(_versioned(bench, line) for line in lines if bench.name.search(line)):
             continue
         name = clean(bench.name.search(text).group(0))
         if name not in names:
@@ -400,6 +434,7 @@ def claim_facts(evidence: Evidence) -> tuple[Claim, ...]:
     claims: list[Claim] = []
     for document, _snapshot in documents(evidence):
         found = _table_claims(document, table) + _group_by_section(_prose_claims(document, table))
+        scope = Scope(document, table) if found else None
         for claim in sorted(found, key=lambda f: (f.line, f.kind)):
             claims.append(
                 Claim(
@@ -407,7 +442,7 @@ def claim_facts(evidence: Evidence) -> tuple[Claim, ...]:
                     text=claim.text,
                     path=document.path,
                     line=claim.line,
-                    missing=tuple(_undisclosed(claim, table)),
+                    missing=tuple(_undisclosed(claim, scope)),
                     repo=document.repo,
                     values=claim.values,
                 )

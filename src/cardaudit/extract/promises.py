@@ -453,17 +453,29 @@ def _key(mention: Mention) -> tuple[str, str]:
     return mention.artifact, " ".join(mention.item.lower().split())
 
 
+def promised_keys(path: str, repo: str, version: FileVersion, table: PromiseTable) -> set:
+    """(artifact, item) keys promised by one committed version of a file."""
+    body, start = strip_front_matter(version.text)
+    document = parse_document(path, body, repo=repo, first_line=start)
+    promised, _ = mentions(document, table)
+    return {_key(other) for other in promised}
+
+
 def first_seen(
-    mention: Mention, versions: tuple[FileVersion, ...], table: PromiseTable
+    mention: Mention,
+    versions: tuple[FileVersion, ...],
+    table: PromiseTable,
+    cache: dict[tuple[str, str, str], set] | None = None,
 ) -> datetime | None:
     """Date of the commit since which the file has promised this item without a break."""
+    cache = {} if cache is None else cache
     earliest: datetime | None = None
     key = _key(mention)
     for version in reversed(versions):
-        body, start = strip_front_matter(version.text)
-        document = parse_document(mention.path, body, repo=mention.repo, first_line=start)
-        promised, _ = mentions(document, table)
-        if key not in {_key(other) for other in promised}:
+        slot = (mention.repo, mention.path, version.sha)
+        if slot not in cache:
+            cache[slot] = promised_keys(mention.path, mention.repo, version, table)
+        if key not in cache[slot]:
             break
         earliest = version.date
     return earliest
@@ -507,9 +519,10 @@ def promise_facts(evidence: Evidence, now: datetime | None = None) -> tuple[Prom
     clock = now or audit_now()
     context = Context(tuple(deliveries), tuple(links), evidence.code, tuple(d for d, _ in docs))
     results = []
+    parsed: dict[tuple[str, str, str], set] = {}
     for mention, snapshot in promised:
         status, reason = decide(mention, context, table)
-        seen = first_seen(mention, snapshot.history.get(mention.path, ()), table)
+        seen = first_seen(mention, snapshot.history.get(mention.path, ()), table, parsed)
         results.append(
             Promise(
                 text=mention.text,
