@@ -219,3 +219,18 @@ def test_delivery_needs_the_same_model_name(tmp_path: Path) -> None:
         8,
         "warning",
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "artifact"),
+    [
+        ("Paper (comming soon)\n", "paper"),
+        ("We will soon add the support of llama.cpp, mlx-lm, etc.\n", "inference_code"),
+        ("We'll condense the shards soon.\n", "other"),
+        ("Stay tuned for the GGUF quants!\n", "quantized"),
+        ("| Model | Paper |\n|---|---|\n| M-7B | Coming Soon |\n", "paper"),
+        ("Evaluation scripts: TBD\n", "evaluation_code"),
+    ],
+)
+def test_promise_wordings(text: str, artifact: str) -> None:
+    assert [a for _line, a, _item in _promised(text)] == [artifact]
