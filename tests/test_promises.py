@@ -234,3 +234,41 @@ def test_delivery_needs_the_same_model_name(tmp_path: Path) -> None:
 )
 def test_promise_wordings(text: str, artifact: str) -> None:
     assert [a for _line, a, _item in _promised(text)] == [artifact]
+
+
+def _model_and_code(tmp_path: Path, card: str, code_files: dict[str, str]) -> Report:
+    model = tmp_path / "model"
+    code = tmp_path / "code"
+    model.mkdir()
+    code.mkdir()
+    (model / "README.md").write_text(f"---\nlicense: mit\n---\n{card}")
+    for name, text in code_files.items():
+        (code / name).parent.mkdir(parents=True, exist_ok=True)
+        (code / name).write_text(text)
+    return audit(AuditRequest(target=str(model), code=str(code)), Policy())
+
+
+def test_readme_only_code_copy_cannot_decide(tmp_path: Path) -> None:
+    report = _model_and_code(
+        tmp_path, "# M\n\nThe training code will be released.\n", {"README.md": "# M code\n"}
+    )
+    (promise,) = report.facts.promises
+    assert (promise.status, promise.line) == ("unknown", 6)
+    assert "holds only documentation" in promise.reason
+    (finding,) = _findings(report, "PRM002")
+    assert (finding.location.line, finding.severity) == (6, "info")
+    assert _findings(report, "PRM001") == []
+
+
+def test_docs_delivered_as_a_readme_section(tmp_path: Path) -> None:
+    readme = (
+        "# M code\n\n## Setup\n\nInstall with pip.\nDownload the weights.\nRun `m serve`.\n\n"
+        "## Roadmap\n\n- [ ] Setup guides for SGLang\n"
+    )
+    report = _model_and_code(tmp_path, "# M\n", {"README.md": readme, "m/serve.py": "x = 1\n"})
+    (promise,) = report.facts.promises
+    assert (promise.repo, promise.line, promise.artifact) == ("code", 11, "docs")
+    assert promise.status == "delivered"
+    assert promise.reason == "section 'Setup' at code:README.md:3"
+    (finding,) = _findings(report, "PRM003")
+    assert (finding.location.repo, finding.location.line) == ("code", 11)
