@@ -17,6 +17,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "attribution",
     "derivation",
     "code_attribution",
+    "waivers",
     "promises",
     "claims",
 )
