@@ -2,25 +2,57 @@
 
 from __future__ import annotations
 
-from cardaudit.model import Evidence, Facts
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from cardaudit.model import Evidence, Facts, LicenceFacts, MemoryFacts, ParameterFacts
+
+T = TypeVar("T")
+
+
+class _Attempts:
+    """Run extractors so that one failing extractor costs only its own facts, visibly."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def run(self, name: str, extractor: Callable[[], T], fallback: T) -> T:
+        try:
+            return extractor()
+        except Exception as exc:  # recorded in facts.extract_errors, never silently lost
+            self.errors.append(f"{name}: {type(exc).__name__}: {exc}")
+            return fallback
 
 
 def build_facts(evidence: Evidence) -> Facts:
-    """Every fact about ``evidence``; extractors never raise on odd input."""
+    """Every fact about ``evidence``; an extractor that fails is listed in ``extract_errors``."""
+    from cardaudit.clock import audit_now
     from cardaudit.extract.claims import claim_facts
     from cardaudit.extract.derivation import derivation_facts
     from cardaudit.extract.licence import licence_facts
     from cardaudit.extract.promises import promise_facts
+    from cardaudit.extract.sizing import sizing_facts
 
-    licence = licence_facts(evidence)
-    try:
-        base_models, lineage_extra = derivation_facts(evidence, licence.declared)
-    except Exception:  # lineage facts are best effort; the DRV checks report what they can
-        base_models, lineage_extra = (), {}
+    now = audit_now()  # an invalid CARDAUDIT_NOW is a usage error, not a lost fact
+    attempts = _Attempts()
+    licence = attempts.run("licence", lambda: licence_facts(evidence), LicenceFacts())
+    base_models, lineage_extra = attempts.run(
+        "derivation", lambda: derivation_facts(evidence, licence.declared), ((), {})
+    )
+    parameters, memory, figures = attempts.run(
+        "sizing", lambda: sizing_facts(evidence), (ParameterFacts(), MemoryFacts(), [])
+    )
+    promises = attempts.run("promises", lambda: promise_facts(evidence, now), ())
+    claims = attempts.run("claims", lambda: claim_facts(evidence), ())
+    extra: dict[str, Any] = {**lineage_extra, "figures": figures}
+    if attempts.errors:
+        extra["extract_errors"] = attempts.errors
     return Facts(
         license=licence,
+        parameters=parameters,
+        memory=memory,
         base_models=base_models,
-        extra=lineage_extra,
-        promises=promise_facts(evidence),
-        claims=claim_facts(evidence),
+        promises=promises,
+        claims=claims,
+        extra=extra,
     )
