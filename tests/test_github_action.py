@@ -68,7 +68,7 @@ def test_action_fail_on_input_and_clean_model(tmp_path: Path) -> None:
     assert out["exit-code"] == "0" and out["verdict"] == "failing"
     clean = tmp_path / "clean"
     clean.mkdir()
-    workspace = workspace_with(clean, "clover")
+    workspace = workspace_with(clean, "clean-card")
     _, out, summary = run_action(clean, workspace, model=str(workspace / "models" / "m"))
     assert out["exit-code"] == "0" and out["verdict"] == "passing"
     assert "No findings." in summary

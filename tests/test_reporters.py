@@ -42,7 +42,7 @@ def with_findings(report: Report, *severities: str) -> Report:
 
 @pytest.fixture(scope="module")
 def clean() -> Report:
-    return scenario_report("clover")
+    return scenario_report("clean-card")
 
 
 @pytest.mark.parametrize(

@@ -327,6 +327,19 @@ class BaseModelRef:
 
 @dataclass(frozen=True)
 class Promise:
+    """One promised artifact found in the card or the code README (extract/promises.py).
+
+    ``text`` is the promising sentence (or roadmap box) and ``line`` its 1-based line in
+    ``path`` of ``repo`` ("model" or "code"). ``artifact`` is the category (training_code,
+    training_data, evaluation_code, inference_code, docs, paper, checkpoints, quantized, demo,
+    other) and ``item`` the words that name it ("SFT code"): one sentence can promise several
+    items, each is its own Promise. ``status`` is decided from the repos' files, links, checked
+    roadmap boxes and delivery statements; ``reason`` says why. ``first_seen`` is the ISO date
+    of the commit since which the item has been promised in that file (None without history)
+    and ``age_days`` its age on the audit clock. (artifact, item, path, repo) identifies a
+    promise across audits.
+    """
+
     text: str
     artifact: str
     path: str
@@ -335,16 +348,27 @@ class Promise:
     first_seen: str | None = None
     reason: str | None = None
     repo: str = "model"
+    item: str | None = None
+    age_days: int | None = None
 
 
 @dataclass(frozen=True)
 class Claim:
+    """A benchmark score or speed figure as stated (extract/claims.py).
+
+    ``kind`` is "benchmark" (a prose score), "benchmark_table" (one claim per table; its rows
+    in ``values``), "speed" or "model_index" (front-matter results). ``missing`` lists the
+    checklist items (rules/tables/claims.yaml) that the claim and its surroundings do not
+    disclose. ``values`` holds the scores or figures as written ("SWE-bench Verified: 68.2").
+    """
+
     kind: str
     text: str
     path: str
     line: int
     missing: tuple[str, ...] = ()
     repo: str = "model"
+    values: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

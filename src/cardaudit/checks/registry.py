@@ -20,6 +20,8 @@ CHECK_MODULES: tuple[str, ...] = (
     "waivers",
     "memory",
     "tracking",
+    "promises",
+    "claims",
 )
 
 _REGISTRY: dict[str, CheckFn] = {}

@@ -26,10 +26,14 @@ class _Attempts:
 
 def build_facts(evidence: Evidence) -> Facts:
     """Every fact about ``evidence``; an extractor that fails is listed in ``extract_errors``."""
+    from cardaudit.clock import audit_now
+    from cardaudit.extract.claims import claim_facts
     from cardaudit.extract.derivation import derivation_facts
     from cardaudit.extract.licence import licence_facts
+    from cardaudit.extract.promises import promise_facts
     from cardaudit.extract.sizing import sizing_facts
 
+    now = audit_now()  # an invalid CARDAUDIT_NOW is a usage error, not a lost fact
     attempts = _Attempts()
     licence = attempts.run("licence", lambda: licence_facts(evidence), LicenceFacts())
     base_models, lineage_extra = attempts.run(
@@ -38,6 +42,8 @@ def build_facts(evidence: Evidence) -> Facts:
     parameters, memory, figures = attempts.run(
         "sizing", lambda: sizing_facts(evidence), (ParameterFacts(), MemoryFacts(), [])
     )
+    promises = attempts.run("promises", lambda: promise_facts(evidence, now), ())
+    claims = attempts.run("claims", lambda: claim_facts(evidence), ())
     extra: dict[str, Any] = {**lineage_extra, "figures": figures}
     if attempts.errors:
         extra["extract_errors"] = attempts.errors
@@ -46,5 +52,7 @@ def build_facts(evidence: Evidence) -> Facts:
         parameters=parameters,
         memory=memory,
         base_models=base_models,
+        promises=promises,
+        claims=claims,
         extra=extra,
     )

@@ -1,0 +1,100 @@
+"""PRM rules: promised artifacts that are missing, undecidable, or delivered but still promised.
+
+One finding per promising line (a sentence can promise several items); the promise facts
+themselves (one per item) are in ``facts.promises``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cardaudit.checks.registry import NotApplicable, check
+from cardaudit.extract.promises import promise_table
+from cardaudit.model import Evidence, Facts, Hit, Location, Promise, Severity
+from cardaudit.rules import Rule
+
+
+def _by_line(promises: list[Promise]) -> dict[tuple[str, str, int], list[Promise]]:
+    grouped: dict[tuple[str, str, int], list[Promise]] = {}
+    for promise in promises:
+        grouped.setdefault((promise.repo, promise.path, promise.line), []).append(promise)
+    return grouped
+
+
+def _items(promises: list[Promise]) -> str:
+    table = promise_table()
+    parts = []
+    for promise in promises:
+        label = table.label(promise.artifact)
+        item = promise.item or label
+        parts.append(item if item.lower() == label.lower() else f"{item} ({label})")
+    return "; ".join(parts)
+
+
+def _age(promises: list[Promise]) -> tuple[int | None, str | None]:
+    """Age in days and first-seen date of the oldest item of a line."""
+    dated = [p for p in promises if p.age_days is not None]
+    if not dated:
+        return None, None
+    oldest = max(dated, key=lambda p: p.age_days or 0)
+    return oldest.age_days, oldest.first_seen
+
+
+def escalated(age: int | None, rule: Rule) -> Severity:
+    """Severity of a missing promise by its age, with thresholds from the rule's params."""
+    if age is None:
+        return rule.param("unknown_age_severity", "warning")
+    if age >= int(rule.param("error_after_days", 90)):
+        return "error"
+    if age >= int(rule.param("warning_after_days", 30)):
+        return "warning"
+    return "info"
+
+
+def _needs_promises(facts: Facts) -> None:
+    if not facts.promises:
+        raise NotApplicable("no promises in the card or the code README")
+
+
+@check("PRM001")
+def promised_artifact_missing(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    _needs_promises(facts)
+    missing = [p for p in facts.promises if p.status == "missing"]
+    for (repo, path, line), group in _by_line(missing).items():
+        age, seen = _age(group)
+        since = f"promised since {seen} ({age} days)" if seen else "first appearance unknown"
+        reasons = "; ".join(dict.fromkeys(p.reason for p in group if p.reason))
+        yield Hit(
+            f"promised but not delivered: {_items(group)} — {since}; {reasons}",
+            Location(path, line, repo=repo),
+            group[0].text,
+            escalated(age, rule),
+        )
+
+
+@check("PRM002")
+def promise_status_unknown(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    _needs_promises(facts)
+    unknown = [p for p in facts.promises if p.status == "unknown"]
+    for (repo, path, line), group in _by_line(unknown).items():
+        age, seen = _age(group)
+        since = f"; promised since {seen} ({age} days)" if seen else ""
+        reasons = "; ".join(dict.fromkeys(p.reason for p in group if p.reason))
+        yield Hit(
+            f"cannot tell whether this was delivered: {_items(group)} — {reasons}{since}",
+            Location(path, line, repo=repo),
+            group[0].text,
+        )
+
+
+@check("PRM003")
+def delivered_but_still_promised(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    _needs_promises(facts)
+    delivered = [p for p in facts.promises if p.status == "delivered"]
+    for (repo, path, line), group in _by_line(delivered).items():
+        reasons = "; ".join(dict.fromkeys(p.reason for p in group if p.reason))
+        yield Hit(
+            f"still announced as coming, but delivered: {_items(group)} — {reasons}",
+            Location(path, line, repo=repo),
+            group[0].text,
+        )

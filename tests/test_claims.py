@@ -1,0 +1,165 @@
+"""Claims (CLM): benchmark scores and speed figures, and what they leave undisclosed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cardaudit.model import Finding, Report
+from cardaudit.pipeline import audit
+from cardaudit.policy import Policy
+from cardaudit.sources import AuditRequest
+from scenarios import FIXTURES
+
+HARNESS = "harness or scaffold"
+DECODING = "decoding settings"
+
+
+def _card(tmp_path: Path, body: str, front: str = "license: mit\n") -> Report:
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "README.md").write_text(f"---\n{front}---\n{body}")
+    return audit(AuditRequest(target=str(model)), Policy())
+
+
+def _findings(report: Report, rule_id: str) -> list[Finding]:
+    return [f for f in report.findings if f.rule_id == rule_id]
+
+
+def test_clover_scores_and_speed_are_unverifiable() -> None:
+    clover = FIXTURES / "clover"
+    report = audit(AuditRequest(target=str(clover / "model"), code=str(clover / "code")), Policy())
+    by_repo = {f.location.repo: f for f in _findings(report, "CLM001")}
+    table, prose = by_repo["model"], by_repo["code"]
+    assert (table.location.path, table.location.line, table.location.repo) == (
+        "README.md",
+        36,
+        "model",
+    )
+    assert table.severity == "warning"
+    assert "SWE-bench Verified: 68.2; LiveCodeBench v6: 71.5; HumanEval: 92.1" in table.message
+    assert table.message.endswith(
+        "does not disclose: harness or scaffold, tools allowed, attempts (pass@k), "
+        "single run or mean with spread, decoding settings"
+    )
+    assert "benchmark version" not in table.message  # "Verified" and "v6" are stated
+    assert (prose.location.repo, prose.location.line) == ("code", 13)
+    assert "(68.2)" in prose.message
+
+    speeds = {f.location.repo: f for f in _findings(report, "CLM002")}
+    card_speed, code_speed = speeds["model"], speeds["code"]
+    assert (card_speed.location.path, card_speed.location.line) == ("README.md", 42)
+    assert card_speed.severity == "warning"
+    assert "180 tokens/s; 2.3x faster" in card_speed.message
+    assert "the baseline and its conditions" in card_speed.message  # "the previous release"
+    assert (code_speed.location.repo, code_speed.location.line) == ("code", 13)
+    assert "the baseline" not in code_speed.message  # no relative claim there
+
+    (speed,) = [c for c in report.facts.claims if c.kind == "speed" and c.repo == "model"]
+    assert speed.values == ("180 tokens/s", "2.3x faster")
+    assert "hardware" in speed.missing
+
+
+def test_disclosure_in_an_evaluation_section_counts(tmp_path: Path) -> None:
+    body = (
+        "# M\n\n## Results\n\n| Benchmark | M |\n|---|---|\n| SWE-bench Lite | 40.1 |\n\n"
+        "## Evaluation details\n\n"
+        "Scores use the OpenHands scaffold with the bash tool, pass@1 averaged over 3 runs "
+        "(± 0.8), temperature 0.\n"
+    )
+    report = _card(tmp_path, body)
+    (claim,) = report.facts.claims
+    assert (claim.kind, claim.line, claim.missing) == ("benchmark_table", 8, ())
+    assert _findings(report, "CLM001") == []
+
+
+def test_unversioned_track_is_reported_with_its_name(tmp_path: Path) -> None:
+    body = (
+        "# M\n\nM scores 61.0 on SWE-bench with pass@1, temperature 0, OpenHands, no tools, "
+        "one run.\n"
+    )
+    report = _card(tmp_path, body)
+    (finding,) = _findings(report, "CLM001")
+    assert (finding.location.line, finding.severity) == (6, "info")
+    assert "benchmark version and track (SWE-bench)" in finding.message
+
+
+def test_a_big_table_is_one_finding(tmp_path: Path) -> None:
+    rows = "".join(f"| Model {i} | {50 + i}.0 | {30 + i}.5 |\n" for i in range(40))
+    body = f"# M\n\n## Scores\n\n| Model | MMLU | GSM8K |\n|---|---|---|\n{rows}"
+    report = _card(tmp_path, body)
+    (finding,) = _findings(report, "CLM001")
+    assert finding.location.line == 8
+    assert "… (40 in all)" in finding.message
+    (claim,) = report.facts.claims
+    assert len(claim.values) == 40
+    assert claim.values[0] == "Model 0: MMLU 50.0, GSM8K 30.5"
+
+
+def test_prose_claims_of_one_section_are_grouped(tmp_path: Path) -> None:
+    body = (
+        "# M\n\n## News\n\n- M-7B achieves 79.9 pass@1 on HumanEval.\n"
+        "- M-13B achieves 83.2 pass@1 on GSM8k and 33.0 on MATH.\n"
+    )
+    report = _card(tmp_path, body)
+    (finding,) = _findings(report, "CLM001")
+    assert finding.location.line == 8
+    assert "79.9; 83.2; 33.0" in finding.message
+    assert HARNESS in finding.message and DECODING in finding.message
+
+
+def test_numbers_that_are_not_scores(tmp_path: Path) -> None:
+    body = (
+        "# M\n\nLlama 3.2 is intended for use in multiple languages.\n\n"
+        "It outperforms ChatGPT 3.5 on MMLU (see Figure 1).\n\n"
+        "```\nMMLU 99.9 tokens/s 1000\n```\n"
+    )
+    report = _card(tmp_path, body)
+    assert report.facts.claims == ()
+    assert not [f for f in report.findings if f.rule_id.startswith("CLM")]
+
+
+def test_speed_with_its_conditions_is_not_reported(tmp_path: Path) -> None:
+    body = (
+        "# M\n\nOn one H100 in FP8 at batch size 8, with 1024 input and 512 output tokens, M "
+        "reaches 2,400 tokens/s aggregate, 1.8x faster than Llama-3-8B under the same setup.\n"
+    )
+    report = _card(tmp_path, body)
+    (claim,) = report.facts.claims
+    assert (claim.kind, claim.missing) == ("speed", ())
+    assert _findings(report, "CLM002") == []
+
+
+def test_vague_baseline_is_undisclosed(tmp_path: Path) -> None:
+    body = (
+        "# M\n\nOn an H100 in BF16, batch size 1, 512 in / 512 out, per request: "
+        "3x faster than leading models.\n"
+    )
+    report = _card(tmp_path, body)
+    (finding,) = _findings(report, "CLM002")
+    assert finding.severity == "info"
+    assert finding.message.endswith("does not disclose: the baseline and its conditions")
+
+
+def test_model_index_without_source_is_noted(tmp_path: Path) -> None:
+    front = (
+        "license: mit\nmodel-index:\n  - name: M\n    results:\n"
+        "      - dataset: {name: GSM8K, type: gsm8k}\n"
+        "        metrics: [{type: accuracy, value: 71.4}]\n"
+        "      - dataset: {name: MMLU, type: mmlu}\n"
+        "        metrics: [{type: accuracy, value: 60.0, verified: true}]\n"
+    )
+    report = _card(tmp_path, "# M\n", front)
+    (finding,) = _findings(report, "CLM003")
+    assert (finding.location.line, finding.location.key, finding.severity) == (
+        3,
+        "model-index",
+        "info",
+    )
+    assert finding.message.endswith("GSM8K accuracy: 71.4")
+
+
+def test_odd_model_index_does_not_crash(tmp_path: Path) -> None:
+    front = "license: mit\nmodel-index:\n  - results: 3\n  - 7\n  - {results: [{metrics: 1}]}\n"
+    report = _card(tmp_path, "# M\n", front)
+    assert report.facts.claims == ()
+    assert all(run.outcome != "error" for run in report.checks)
