@@ -92,34 +92,24 @@ def licence_text_shipped(evidence: Evidence, facts: Facts, rule: Rule) -> Iterat
             )
 
 
-def _upstream_notices(evidence: Evidence) -> list[tuple[str, str, str, str]]:
+def _upstream_notices(evidence: Evidence, facts: Facts) -> list[tuple[str, str, str, str]]:
     """(repo, id, path, text) of each NOTICE shipped by a base model or the code repo whose
     licence carries a NOTICE duty."""
     found = []
-    for base, base_facts in zip(evidence.base, _base_facts(evidence), strict=False):
+    for base, base_facts in zip(evidence.base, facts.license.base, strict=False):
         info = lookup(base_facts.get("declared")) or lookup(base_facts.get("identified"))
         if info is None or not info.duty("carry_notice") or info.duty("notice_text"):
             continue
         for path in base_facts.get("notices", ()):
             text = base.repo.text(path)
             if text is not None and text.text.strip():
-                found.append(("base", base.repo.id, path, text.text))
+                found.append(("base", base_facts["name"], path, text.text))
     return found
-
-
-def _base_facts(evidence: Evidence) -> list[dict]:
-    from cardaudit.extract.licence import declared_licence, notice_files
-
-    out = []
-    for base in evidence.base:
-        metadata = base.card.metadata if base.card and not base.card.error else {}
-        out.append({"declared": declared_licence(metadata), "notices": notice_files(base.repo)})
-    return out
 
 
 @check("ATT002")
 def upstream_notice_carried(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    upstream = list(_upstream_notices(evidence))
+    upstream = list(_upstream_notices(evidence, facts))
     code = facts.license.code_repo
     if code and evidence.code is not None:
         info = lookup(code.get("identified"))
@@ -143,7 +133,8 @@ def upstream_notice_carried(evidence: Evidence, facts: Facts, rule: Rule) -> Ite
         )
         what = "ships no NOTICE file" if not facts.license.notices else "omits its notices"
         yield Hit(
-            f"the {repo} repo {ident} ships {path} under Apache-2.0 §4(d), but this model "
+            f"the {repo} repo {ident} ships {path}, which Apache-2.0 §4(d) requires derivatives "
+            f"to carry, but this model "
             f"{what}: {len(missing)} of {len(lines)} attribution line(s) are missing",
             where,
             missing[0][:200],
@@ -240,7 +231,7 @@ def use_restrictions_passed_on(evidence: Evidence, facts: Facts, rule: Rule) -> 
     for base in facts.license.base:
         info = lookup(base.get("declared")) or lookup(base.get("identified"))
         if info is not None and info.duty("pass_use_restrictions"):
-            restricted.append((base["id"], info))
+            restricted.append((base["name"], info))
     if not restricted:
         raise NotApplicable("no base model with use restrictions")
     shipped = {m.identified.lower() for m in facts.license.files if m.identified}
@@ -257,4 +248,46 @@ def use_restrictions_passed_on(evidence: Evidence, facts: Facts, rule: Rule) -> 
             "restrictions",
             _card_location(evidence),
             f"license: {facts.license.declared}",
+        )
+
+
+COPYRIGHT = re.compile(r"^\s*(?:#\s*)?(Copyright\s+(?:\(c\)\s*|©\s*)?\d{4}\b.*)$", re.I | re.M)
+TEMPLATE = re.compile(r"\[yyyy\]|<year>|\[name of copyright owner\]|<copyright holders>", re.I)
+
+
+@check("ATT007")
+def upstream_copyright_kept(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    statements: list[tuple[str, str, str]] = []
+    for base, base_facts in zip(evidence.base, facts.license.base, strict=False):
+        info = lookup(base_facts.get("declared")) or lookup(base_facts.get("identified"))
+        if info is None or not (info.duty("carry_notice") or info.duty("keep_attribution")):
+            continue
+        paths = [f["path"] for f in base_facts.get("files", ())]
+        if not info.duty("carry_notice"):  # a carried NOTICE is ATT002's business
+            paths += list(base_facts.get("notices", ()))
+        for path in paths:
+            text = base.repo.text(path)
+            for match in COPYRIGHT.finditer(text.text if text else ""):
+                line = match.group(1).strip()
+                if not TEMPLATE.search(line):
+                    statements.append((base_facts["name"], path, line))
+    if not statements:
+        raise NotApplicable("no upstream copyright statement under an attribution duty")
+    ours = _texts(evidence, [m.path for m in facts.license.files] + list(facts.license.notices))
+    ours += "\n" + (evidence.card.raw if evidence.card else "")
+    for name, path, line in statements:
+        if _contains(ours, line):
+            continue
+        where = (
+            Location(facts.license.notices[0], 1)
+            if facts.license.notices
+            else Location(facts.license.files[0].path, 1)
+            if facts.license.files
+            else _card_location(evidence)
+        )
+        yield Hit(
+            f'the base model {name} states "{line}" in its {path}; this repo\'s LICENSE, '
+            "NOTICE and card do not keep it",
+            where,
+            line[:200],
         )

@@ -99,6 +99,8 @@ def shipped_text_matches_declared(evidence: Evidence, facts: Facts, rule: Rule) 
     declared = _declared_ids(facts)
     if not declared or (facts.license.declared or "").lower() == "unknown":
         raise NotApplicable("no declared licence to compare with")
+    if any(lookup(d) is None and normalise_spdx(d)[1] for d in declared):
+        raise NotApplicable("the declared licence is not a known id (LIC002)")
     identified = [m for m in facts.license.files if m.identified]
     if not identified:
         raise NotApplicable("no identified licence file")
@@ -120,8 +122,8 @@ def licence_file_identified(evidence: Evidence, facts: Facts, rule: Rule) -> Ite
     if not files:
         raise NotApplicable("no licence file")
     for match in files:
-        if match.identified or match.link:
-            continue
+        if match.identified or match.link or evidence.repo.text(match.path) is None:
+            continue  # identified, a bare link (ATT001), or unreadable (SRC003)
         location, first = _file_location(evidence, match.path)
         reason = match.note or "no engine recognised the text"
         yield Hit(
@@ -186,7 +188,7 @@ def derivative_licence_allowed(evidence: Evidence, facts: Facts, rule: Rule) -> 
                 continue
             allowed = ", ".join(info.derivatives) or "none (no derivatives may be shared)"
             yield Hit(
-                f"the base model {base['id']} is under {info.name} ({info.family}); a derivative "
+                f"the base model {base['name']} is under {info.name} ({info.family}); a derivative "
                 f"may not be relicensed as `{licence}` (allowed: {allowed})",
                 _card_location(evidence, "license"),
                 f"license: {facts.license.declared}",

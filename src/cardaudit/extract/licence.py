@@ -15,10 +15,12 @@ NOTICE_STEMS = ("notice",)
 
 #: "released under the Apache License 2.0", "licensed under MIT", ...
 PROSE = re.compile(
-    r"\b(?:released|licen[cs]ed|distributed|available|provided|published|made available)"
-    r"\s+under\s+(?:the\s+(?:terms\s+of\s+(?:the\s+)?)?)?(?P<name>[^\n.;:,()]{2,90})",
+    r"\b(?:released|licen[cs]ed|distributed|available|provided|publish(?:ed)?|made available)"
+    r"\s+(?:[\w-]+\s+){0,3}?under\s+(?:the\s+(?:terms\s+of\s+(?:the\s+)?)?)?"
+    r"(?P<name>(?:[^\n.;:,()]|\.(?=\d)){2,90})",
     re.IGNORECASE,
 )
+UPSTREAM = re.compile(r"\b(?:upstream|base|original|parent|underlying)\b", re.IGNORECASE)
 MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 NOISE = re.compile(r"\b(?:the|licen[cs]e|agreement|version|v|terms|of|use)\b|[^a-z0-9+]", re.I)
 
@@ -134,6 +136,12 @@ def prose_statements(card: Card | None) -> tuple[dict[str, Any], ...]:
         if licence is None:
             continue
         line = card.file.line_at(body_offset + match.start())
+        sentence_start = max(
+            card.body.rfind(".", 0, match.start()), card.body.rfind("\n\n", 0, match.start())
+        )
+        sentence = card.body[sentence_start + 1 : match.end()]
+        if UPSTREAM.search(sentence):
+            continue  # "the upstream model is licensed under …": about the base, not this model
         found.append(
             {
                 "path": card.path,
@@ -159,11 +167,20 @@ def _code_repo_facts(snapshot: RepoSnapshot) -> dict[str, Any]:
     }
 
 
-def _base_facts(base: Evidence) -> dict[str, Any]:
+def _base_names(metadata: Any, count: int) -> list[str | None]:
+    """The card's ``base_model`` names, one per given base repo when they line up."""
+    value = metadata.get("base_model") if hasattr(metadata, "get") else None
+    names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    names = [str(name) for name in names]
+    return names if len(names) == count else [None] * count
+
+
+def _base_facts(base: Evidence, name: str | None) -> dict[str, Any]:
     metadata = base.card.metadata if base.card and not base.card.error else {}
     files = identify_files(base.repo, "base")
     return {
         "id": base.repo.id,
+        "name": name or base.repo.id,
         "declared": declared_licence(metadata),
         "files": [_match_json(m) for m in files],
         "identified": next((m.identified for m in files if m.identified), None),
@@ -187,5 +204,10 @@ def licence_facts(evidence: Evidence) -> LicenceFacts:
         code_repo=_code_repo_facts(evidence.code) if evidence.code is not None else None,
         prose=prose_statements(card),
         notices=tuple(notice_files(evidence.repo)),
-        base=tuple(_base_facts(base) for base in evidence.base),
+        base=tuple(
+            _base_facts(base, name)
+            for base, name in zip(
+                evidence.base, _base_names(metadata, len(evidence.base)), strict=True
+            )
+        ),
     )

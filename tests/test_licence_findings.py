@@ -1,0 +1,88 @@
+"""Licence (LIC) and attribution (ATT) findings per fixture: rule, severity, file and line."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from scenarios import scenario_json
+
+Row = tuple[str, str, str | None, int | None]
+
+
+@cache
+def licence_findings(name: str) -> set[Row]:
+    report = scenario_json(name)
+    return {
+        (f["rule_id"], f["severity"], f["location"]["path"], f["location"]["line"])
+        for f in report["findings"]
+        if f["rule_id"][:3] in ("LIC", "ATT")
+    }
+
+
+EXPECTED: dict[str, set[Row]] = {
+    "clean-apache": set(),
+    "clean-llama": set(),
+    "clover": {("ATT007", "warning", "LICENSE", 1)},
+    "llama-relicensed-mit": {
+        ("LIC007", "error", "README.md", 2),
+        ("ATT003", "error", "README.md", 8),
+        ("ATT004", "warning", "README.md", 2),
+        ("ATT005", "error", "README.md", 2),
+        ("ATT006", "error", "README.md", 2),
+        ("LIC009", "warning", None, None),
+    },
+    "nc-base-relicensed": {
+        ("LIC004", "error", "LICENSE", 1),
+        ("LIC007", "error", "README.md", 2),
+        ("LIC008", "warning", "LICENSE", 1),
+    },
+    "notice-dropped": {("ATT002", "error", "README.md", 2)},
+    "licence-url-only": {
+        ("ATT001", "error", "LICENSE", 1),
+        ("LIC006", "warning", "README.md", 12),
+    },
+    "unidentified-licence": {("LIC005", "info", "LICENSE", 1)},
+    "apache-link-only": {("ATT001", "error", "README.md", 2)},
+    "licence-typo": {("LIC002", "error", "README.md", 2)},
+    "other-without-link": {("LIC003", "error", "README.md", 2)},
+    "empty-card": {("LIC001", "error", "README.md", 1)},
+    "malformed": set(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_licence_findings(name: str) -> None:
+    assert licence_findings(name) == EXPECTED[name]
+
+
+def test_clean_fixtures_have_zero_findings() -> None:
+    for name in ("clean-apache", "clean-llama"):
+        assert scenario_json(name)["findings"] == [], name
+
+
+def test_relicensed_llama_names_the_base_and_the_fix() -> None:
+    report = scenario_json("llama-relicensed-mit")
+    lic007 = next(f for f in report["findings"] if f["rule_id"] == "LIC007")
+    assert "meta-llama/Llama-3.1-8B-Instruct" in lic007["message"]
+    assert lic007["evidence"] == "license: mit"
+    assert lic007["remediation"]
+    att005 = next(f for f in report["findings"] if f["rule_id"] == "ATT005")
+    assert "Llama 3.1 is licensed under the Llama 3.1 Community License" in att005["evidence"]
+    att003 = next(f for f in report["findings"] if f["rule_id"] == "ATT003")
+    assert att003["evidence"] == "Quokka-8B-Chat"
+
+
+def test_licence_facts_are_published() -> None:
+    facts = scenario_json("clean-apache")["facts"]["license"]
+    (licence_file,) = facts["files"]
+    assert licence_file["identified"] == "Apache-2.0"
+    assert licence_file["also"] == ["MIT"]
+    assert facts["notices"] == ["NOTICE"]
+    assert facts["base"][0]["declared"] == "apache-2.0"
+    assert facts["code_repo"]["identified"] == "Apache-2.0"
+    assert [p["licence"] for p in facts["prose"]] == ["apache-2.0", "apache-2.0"]
+    llama = scenario_json("clean-llama")["facts"]["license"]
+    assert llama["files"][0]["identified"] == "llama3.1"
+    assert llama["code_repo"]["identified"] == "MIT"
