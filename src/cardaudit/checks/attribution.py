@@ -26,7 +26,7 @@ def _declared_infos(facts: Facts) -> list[LicenceInfo]:
 
 
 def _words(text: str) -> list[str]:
-    return WORD.findall(text.lower())
+    return WORD.findall(text.lower().replace("©", " c "))
 
 
 def _contains(haystack: str, needle: str) -> bool:
@@ -54,7 +54,9 @@ def _texts(evidence: Evidence, paths: Sequence[str]) -> str:
 
 @check("ATT001")
 def licence_text_shipped(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    infos = [i for i in _declared_infos(facts) if i.duty("ship_text")]
+    infos = [
+        i for i in _declared_infos(facts) if i.duty("ship_text") and not _is_licensor(evidence, i)
+    ]
     if not infos:
         raise NotApplicable("declared licence does not require shipping its text")
     files = facts.license.files
@@ -142,18 +144,22 @@ def upstream_notice_carried(evidence: Evidence, facts: Facts, rule: Rule) -> Ite
 
 
 def _model_name(evidence: Evidence) -> tuple[str, Location]:
+    """The model's name: card ``model_name``, else the Hub repo name (a Hub id, or a local
+    copy named ``owner__name``), else the card's first heading, else the folder name."""
     card = evidence.card
+    folder = evidence.repo.id.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
     if card is not None:
-        for key in ("model_name",):
-            value = card.metadata.get(key)
-            if isinstance(value, str) and value.strip():
-                return value.strip(), Location(card.path, card.key_line(key), key)
+        value = card.metadata.get("model_name")
+        if isinstance(value, str) and value.strip():
+            return value.strip(), Location(card.path, card.key_line("model_name"), "model_name")
+    if evidence.repo.kind == "hub" or "__" in folder:
+        return folder.split("__", 1)[-1], Location(card.path if card else None, 1)
+    if card is not None:
         match = re.search(r"^#\s+(.+?)\s*#*\s*$", card.body, re.MULTILINE)
         if match:
             line = card.file.line_at(max(card.raw.find(card.body), 0) + match.start())
             return match.group(1).strip(), Location(card.path, line)
-    name = evidence.repo.id.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-    return name.split("__", 1)[-1], Location(card.path if card else None, 1)
+    return folder, Location(card.path if card else None, 1)
 
 
 def _is_derivative(evidence: Evidence) -> bool:

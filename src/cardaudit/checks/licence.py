@@ -244,6 +244,14 @@ def code_repo_licensed(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator
         return
     path = code["files"][0]["path"]
     location, first = _file_location(evidence, path, "code")
+    if code["files"][0].get("link") or "only a link" in (code["files"][0].get("note") or ""):
+        yield Hit(
+            f"the code repo's {path} holds only a link, not a licence: the licence of the code "
+            "is not stated in the repo",
+            location,
+            first or None,
+        )
+        return
     yield Hit(
         f"the code repo's {path} is not a licence cardaudit can identify "
         f"({code['files'][0].get('note') or 'unrecognised text'})",

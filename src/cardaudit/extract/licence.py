@@ -20,7 +20,9 @@ PROSE = re.compile(
     r"(?P<name>(?:[^\n.;:,()]|\.(?=\d)){2,90})",
     re.IGNORECASE,
 )
-UPSTREAM = re.compile(r"\b(?:upstream|base|original|parent|underlying)\b", re.IGNORECASE)
+UPSTREAM = re.compile(
+    r"\b(?:upstream|base|original(?:ly)?|parent|underlying|derived)\b", re.IGNORECASE
+)
 MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 NOISE = re.compile(r"\b(?:the|licen[cs]e|agreement|version|v|terms|of|use)\b|[^a-z0-9+]", re.I)
 
