@@ -195,7 +195,8 @@ def identify_text(text: str) -> Identification:
             note=f"closest match {best.licence} is below the confidence bar",
         )
     also: list[str] = []
-    parts = _parts(text)
+    # a near-exact match is one licence and nothing more: no need to look at its parts
+    parts = _parts(text) if best.score < EXACT else []
     if len(parts) > 1:
         for part in parts:
             found = _best(part)
