@@ -51,7 +51,8 @@ def main() -> None:
     help_run = median_seconds([sys.executable, "-m", "cardaudit.cli", "--help"])
     print(f"median of {RUNS} runs")
     print(f"  bare interpreter:          {python:.3f} s")
-    print(f"  import cardaudit.cli:      {cli_import:.3f} s ({cli_import - python:.3f} s over bare)")
+    over = cli_import - python
+    print(f"  import cardaudit.cli:      {cli_import:.3f} s ({over:.3f} s over bare)")
     print(f"  cardaudit --help:          {help_run:.3f} s")
     print("slowest imports of cardaudit.cli (cumulative µs):")
     for micros, name in slowest_imports():

@@ -195,8 +195,9 @@ def identify_text(text: str) -> Identification:
             note=f"closest match {best.licence} is below the confidence bar",
         )
     also: list[str] = []
-    # a near-exact match is one licence and nothing more: no need to look at its parts
-    parts = _parts(text) if best.score < EXACT else []
+    # a near-exact askalono match is one SPDX licence and nothing more: skip its parts
+    exact = best.engine == ASKALONO and best.score >= EXACT
+    parts = [] if exact else _parts(text)
     if len(parts) > 1:
         for part in parts:
             found = _best(part)
