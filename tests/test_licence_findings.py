@@ -39,6 +39,7 @@ EXPECTED: dict[str, set[Row]] = {
         ("LIC008", "warning", "LICENSE", 1),
     },
     "notice-dropped": {("ATT002", "error", "README.md", 2)},
+    "gemma-without-notice": {("ATT005", "error", "README.md", 2)},
     "licence-url-only": {
         ("ATT001", "error", "LICENSE", 1),
         ("LIC006", "warning", "README.md", 12),
