@@ -6,7 +6,7 @@ from functools import cache
 
 import pytest
 
-from scenarios import scenario_json
+from scenarios import ROOT, scenario_json
 
 Row = tuple[str, str, str | None, int | None]
 
@@ -87,3 +87,20 @@ def test_licence_facts_are_published() -> None:
     llama = scenario_json("clean-llama")["facts"]["license"]
     assert llama["files"][0]["identified"] == "llama3.1"
     assert llama["code_repo"]["identified"] == "MIT"
+
+
+def test_list_licence_and_odd_metadata_never_raise(tmp_path) -> None:
+    from cardaudit.pipeline import audit
+    from cardaudit.policy import Policy
+    from cardaudit.sources import AuditRequest
+
+    mit = (ROOT / "fixtures" / "clean-llama" / "code" / "LICENSE").read_text()
+    (tmp_path / "LICENSE").write_text(mit)
+    (tmp_path / "README.md").write_text(
+        "---\nlicense: [apache-2.0, mit]\nlicense_link: {a: 1}\nbase_model: 7\n---\n# X\n"
+        "Released under the MIT License.\n"
+    )
+    report = audit(AuditRequest(target=str(tmp_path)), Policy())
+    rules = {(f.rule_id, f.location.path) for f in report.findings}
+    assert ("LIC004", "LICENSE") not in rules  # MIT is one of the declared licences
+    assert ("ATT001", "README.md") in rules  # no Apache-2.0 copy ships

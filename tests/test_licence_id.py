@@ -51,3 +51,9 @@ def test_url_only_and_empty_files() -> None:
 def test_prose_is_not_a_licence() -> None:
     found = identify_text("This model card describes a small sentiment classifier.\n" * 3)
     assert found.licence is None
+
+
+def test_odd_input_never_raises() -> None:
+    for text in ("\x00\x01\x02 binary \xff" * 50, "x" * 200_000, "Copyright (c) 2024\n"):
+        found = identify_text(text)
+        assert found.licence is None or isinstance(found.licence, str)

@@ -59,8 +59,10 @@ def licence_text_shipped(evidence: Evidence, facts: Facts, rule: Rule) -> Iterat
     ]
     if not infos:
         raise NotApplicable("declared licence does not require shipping its text")
+    declared = _declared_infos(facts)
     files = facts.license.files
-    readable = [m for m in files if m.identified is not None or m.note is None or m.link is None]
+    if any(evidence.repo.text(m.path) is None for m in files):
+        raise NotApplicable("a licence file could not be read (SRC003)")
     full = [m for m in files if m.complete and not m.link and (m.identified or m.note is None)]
     for info in infos:
         if any(
@@ -69,8 +71,11 @@ def licence_text_shipped(evidence: Evidence, facts: Facts, rule: Rule) -> Iterat
             continue
         if any(m.identified is None and m.link is None and m.confidence > 0 for m in files):
             continue  # an unidentified text (LIC005) may be the licence: not claimed missing
-        if any(m.identified and not same_licence(m.identified, info.hub_id) for m in full):
-            continue  # a different licence ships: LIC004 reports the mismatch
+        if any(
+            m.identified and not any(same_licence(m.identified, d.hub_id) for d in declared)
+            for m in full
+        ):
+            continue  # an undeclared licence ships instead: LIC004 reports the mismatch
         link = next((m for m in files if m.link), None)
         part = next((m for m in files if m.identified and not m.complete), None)
         if link is not None:
@@ -85,10 +90,18 @@ def licence_text_shipped(evidence: Evidence, facts: Facts, rule: Rule) -> Iterat
                 f"{part.path} holds only part of the {info.name} text; a full copy must ship",
                 Location(part.path, 1),
             )
-        elif not readable or not files:
+        elif not files:
             yield Hit(
                 f"{info.name} requires a full copy of the licence with the model, but the repo "
                 "ships no LICENSE file",
+                _card_location(evidence),
+                f"license: {facts.license.declared}",
+            )
+        else:
+            shipped = ", ".join(f"{m.path} ({m.identified})" for m in files)
+            yield Hit(
+                f"{info.name} requires a full copy of the licence with the model; the repo ships "
+                f"{shipped} but no copy of {info.name}",
                 _card_location(evidence),
                 f"license: {facts.license.declared}",
             )
