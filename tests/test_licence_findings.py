@@ -31,7 +31,7 @@ EXPECTED: dict[str, set[Row]] = {
         ("ATT004", "warning", "README.md", 2),
         ("ATT005", "error", "README.md", 2),
         ("ATT006", "error", "README.md", 2),
-        ("LIC009", "warning", None, None),
+        ("LIC009", "warning", "README.md", 1),
     },
     "nc-base-relicensed": {
         ("LIC004", "error", "LICENSE", 1),

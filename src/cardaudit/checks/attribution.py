@@ -240,8 +240,8 @@ def notice_file(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
             message = f"{facts.license.notices[0]} does not contain the notice {info.name} requires"
         else:
             where = _card_location(evidence)
-            message = f'{info.name} requires a "Notice" text file with the notice below; none ships'
-        yield Hit(f'{message}: "{notice}"', where, notice[:200])
+            message = f'{info.name} requires a "Notice" text file holding its notice; none ships'
+        yield Hit(message, where, notice[:200])
 
 
 @check("ATT006")

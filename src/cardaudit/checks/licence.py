@@ -237,9 +237,15 @@ def code_repo_licensed(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator
     if code.get("identified"):
         return
     if not code["files"]:
+        readme = (
+            next(iter(evidence.code.find("README.md", "README.rst", "README")))
+            if (evidence.code and evidence.code.find("README.md", "README.rst", "README"))
+            else None
+        )
         yield Hit(
             f"the code repo {code['id']} has no LICENSE file: its code is all rights reserved",
-            Location(None, repo="code"),
+            Location(readme, 1 if readme else None, repo="code"),
+            "no LICENSE, LICENCE or COPYING file at the top of the repo",
         )
         return
     path = code["files"][0]["path"]
