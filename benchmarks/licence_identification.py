@@ -23,6 +23,8 @@ from cardaudit.extract.licence_table import lookup
 
 CORPUS = Path(sys.argv[1] if len(sys.argv) > 1 else "/work/shared/licence-corpus")
 LICENSES = Path(sys.argv[2] if len(sys.argv) > 2 else "/work/shared/licenses")
+REPOS = Path(sys.argv[3] if len(sys.argv) > 3 else "/work/shared/realworld/repos")
+STEMS = ("license", "licence", "copying", "notice")
 
 
 def canonical(licence: str | None) -> str:
@@ -101,7 +103,25 @@ def cold_start(code: str, runs: int = 5) -> float:
     return statistics.median(times)
 
 
+def real_repos() -> None:
+    """Every licence / notice file under REPOS (unlabelled): what cardaudit says, for review."""
+    print(f"\n## licence and notice files in {REPOS} (unlabelled)")
+    for path in sorted(REPOS.rglob("*")):
+        if not path.is_file() or not path.name.lower().startswith(STEMS):
+            continue
+        start = time.perf_counter()
+        found = licence_id.identify_text(path.read_text(encoding="utf-8", errors="replace"))
+        took = (time.perf_counter() - start) * 1000
+        extra = f" also {', '.join(found.also)}" if found.also else ""
+        note = f" ({found.note})" if found.note else ""
+        print(
+            f"  {path.relative_to(REPOS)}: {found.licence} {found.confidence:.2f}{extra}"
+            f"{note} [{took:.0f} ms]"
+        )
+
+
 def main() -> None:
+    real_repos()
     data = samples()
     print(f"{len(data)} labelled files ({CORPUS}, {LICENSES})")
     run("askalono (raw)", askalono_raw, data)

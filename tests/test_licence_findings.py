@@ -104,3 +104,45 @@ def test_list_licence_and_odd_metadata_never_raise(tmp_path) -> None:
     rules = {(f.rule_id, f.location.path) for f in report.findings}
     assert ("LIC004", "LICENSE") not in rules  # MIT is one of the declared licences
     assert ("ATT001", "README.md") in rules  # no Apache-2.0 copy ships
+
+
+def test_a_notice_sentence_is_not_a_licence_copy(tmp_path) -> None:
+    from cardaudit.pipeline import audit
+    from cardaudit.policy import Policy
+    from cardaudit.sources import AuditRequest
+
+    (tmp_path / "LICENSE").write_text(
+        "Llama 3.1 is licensed under the Llama 3.1 Community License, Copyright © Meta "
+        "Platforms, Inc. All Rights Reserved.\n"
+    )
+    (tmp_path / "README.md").write_text(
+        "---\nlicense: llama3.1\nbase_model: meta-llama/Llama-3.1-8B\n---\n# Llama-3.1-X\n\n"
+        "Built with Llama.\n"
+    )
+    report = audit(AuditRequest(target=str(tmp_path)), Policy())
+    att001 = [f for f in report.findings if f.rule_id == "ATT001"]
+    assert [(f.severity, f.location.path, f.location.line) for f in att001] == [
+        ("error", "LICENSE", 1)
+    ]
+    assert "only part" in att001[0].message
+
+
+def test_code_notice_must_be_carried(tmp_path) -> None:
+    import shutil
+
+    from cardaudit.pipeline import audit
+    from cardaudit.policy import Policy
+    from cardaudit.sources import AuditRequest
+
+    shutil.copytree(ROOT / "fixtures" / "clean-apache", tmp_path / "s")
+    (tmp_path / "s" / "code" / "NOTICE").write_text("marigold-train\nCopyright 2027 Other Lab\n")
+    request = AuditRequest(
+        target=str(tmp_path / "s" / "model"),
+        code=str(tmp_path / "s" / "code"),
+        base=str(tmp_path / "s" / "base"),
+    )
+    found = [
+        (f.rule_id, f.severity, f.location.path, f.location.line, f.evidence)
+        for f in audit(request, Policy()).findings
+    ]
+    assert found == [("ATT002", "error", "NOTICE", 1, "Copyright 2027 Other Lab")]
