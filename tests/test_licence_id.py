@@ -57,3 +57,17 @@ def test_odd_input_never_raises() -> None:
     for text in ("\x00\x01\x02 binary \xff" * 50, "x" * 200_000, "Copyright (c) 2024\n"):
         found = identify_text(text)
         assert found.licence is None or isinstance(found.licence, str)
+
+
+def test_bundled_texts_match_their_recorded_provenance() -> None:
+    import hashlib
+
+    import yaml
+
+    index = yaml.safe_load((DATA / "index.yaml").read_text())
+    listed = {entry["file"] for entry in index["texts"]}
+    assert listed == {p.name for p in DATA.glob("*.txt")}
+    for entry in index["texts"]:
+        digest = hashlib.sha256((DATA / entry["file"]).read_bytes()).hexdigest()
+        assert digest == entry["sha256"], entry["file"]
+        assert entry["source"]
