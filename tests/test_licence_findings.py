@@ -40,6 +40,10 @@ EXPECTED: dict[str, set[Row]] = {
     },
     "notice-dropped": {("ATT002", "error", "README.md", 2)},
     "gemma-without-notice": {("ATT005", "error", "README.md", 2)},
+    "openrail-relicensed": {
+        ("LIC007", "error", "README.md", 2),
+        ("ATT006", "error", "README.md", 2),
+    },
     "licence-url-only": {
         ("ATT001", "error", "LICENSE", 1),
         ("LIC006", "warning", "README.md", 12),
