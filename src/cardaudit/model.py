@@ -287,6 +287,9 @@ class LicenceMatch:
     also: tuple[str, ...] = ()
     repo: str = "model"
     note: str | None = None
+    engine: str | None = None
+    complete: bool = True
+    link: str | None = None
 
 
 @dataclass(frozen=True)
@@ -298,6 +301,8 @@ class LicenceFacts:
     files: tuple[LicenceMatch, ...] = ()
     code_repo: Mapping[str, Any] | None = None
     prose: tuple[Mapping[str, Any], ...] = ()
+    notices: tuple[str, ...] = ()
+    base: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

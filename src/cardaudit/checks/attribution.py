@@ -2,26 +2,311 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 
 from cardaudit.checks.registry import NotApplicable, check
-from cardaudit.extract.licence_table import lookup
+from cardaudit.extract.licence_table import LicenceInfo, expression_ids, lookup, same_licence
 from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule
+
+WORD = re.compile(r"[a-z0-9]+")
+
+
+def _card_location(evidence: Evidence, key: str = "license") -> Location:
+    card = evidence.card
+    if card is None:
+        return Location(None)
+    return Location(card.path, card.key_line(key) or 1, key)
+
+
+def _declared_infos(facts: Facts) -> list[LicenceInfo]:
+    infos = [lookup(i) for i in expression_ids(facts.license.declared)]
+    return [info for info in infos if info is not None]
+
+
+def _words(text: str) -> list[str]:
+    return WORD.findall(text.lower().replace("©", " c "))
+
+
+def _contains(haystack: str, needle: str) -> bool:
+    """Whether ``needle``'s words appear, in order and contiguous, in ``haystack``
+    (case, punctuation and line breaks ignored)."""
+    words = _words(needle)
+    return bool(words) and " ".join(words) in " ".join(_words(haystack))
+
+
+def _repo_org(evidence: Evidence) -> str:
+    ident = evidence.repo.id.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    if "__" in ident:  # a local copy named owner__name
+        return ident.split("__", 1)[0].lower()
+    parts = evidence.repo.id.split("/")
+    return parts[-2].lower() if len(parts) >= 2 else ""
+
+
+def _is_licensor(evidence: Evidence, info: LicenceInfo) -> bool:
+    return _repo_org(evidence) in {org.lower() for org in info.licensor_orgs}
+
+
+def _texts(evidence: Evidence, paths: Sequence[str]) -> str:
+    return "\n".join(t.text for p in paths if (t := evidence.repo.text(p)) is not None)
 
 
 @check("ATT001")
 def licence_text_shipped(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    info = lookup(facts.license.declared)
-    if info is None or not info.duty("ship_text"):
+    infos = [
+        i for i in _declared_infos(facts) if i.duty("ship_text") and not _is_licensor(evidence, i)
+    ]
+    if not infos:
         raise NotApplicable("declared licence does not require shipping its text")
-    readable = [m for m in facts.license.files if m.identified is not None or m.note is None]
-    if not readable:
-        card = evidence.card
+    declared = _declared_infos(facts)
+    files = facts.license.files
+    if any(evidence.repo.text(m.path) is None for m in files):
+        raise NotApplicable("a licence file could not be read (SRC003)")
+    full = [m for m in files if m.complete and not m.link and (m.identified or m.note is None)]
+    for info in infos:
+        if any(
+            m.identified and same_licence(m.identified, info.hub_id) and m.complete for m in files
+        ):
+            continue
+        if any(m.identified is None and m.link is None and m.confidence > 0 for m in files):
+            continue  # an unidentified text (LIC005) may be the licence: not claimed missing
+        if any(
+            m.identified and not any(same_licence(m.identified, d.hub_id) for d in declared)
+            for m in full
+        ):
+            continue  # an undeclared licence ships instead: LIC004 reports the mismatch
+        link = next((m for m in files if m.link), None)
+        part = next((m for m in files if m.identified and not m.complete), None)
+        if link is not None:
+            yield Hit(
+                f"{link.path} holds only a link ({link.link}); {info.name} requires a full copy "
+                "of the licence text, and a link is not a copy",
+                Location(link.path, 1),
+                link.link,
+            )
+        elif part is not None:
+            yield Hit(
+                f"{part.path} holds only part of the {info.name} text; a full copy must ship",
+                Location(part.path, 1),
+            )
+        elif not files:
+            yield Hit(
+                f"{info.name} requires a full copy of the licence with the model, but the repo "
+                "ships no LICENSE file",
+                _card_location(evidence),
+                f"license: {facts.license.declared}",
+            )
+        else:
+            shipped = ", ".join(f"{m.path} ({m.identified})" for m in files)
+            yield Hit(
+                f"{info.name} requires a full copy of the licence with the model; the repo ships "
+                f"{shipped} but no copy of {info.name}",
+                _card_location(evidence),
+                f"license: {facts.license.declared}",
+            )
+
+
+def _upstream_notices(evidence: Evidence, facts: Facts) -> list[tuple[str, str, str, str]]:
+    """(repo, id, path, text) of each NOTICE shipped by a base model or the code repo whose
+    licence carries a NOTICE duty."""
+    found = []
+    for base, base_facts in zip(evidence.base, facts.license.base, strict=False):
+        info = lookup(base_facts.get("declared")) or lookup(base_facts.get("identified"))
+        if info is None or not info.duty("carry_notice") or info.duty("notice_text"):
+            continue
+        for path in base_facts.get("notices", ()):
+            text = base.repo.text(path)
+            if text is not None and text.text.strip():
+                found.append(("base", base_facts["name"], path, text.text))
+    return found
+
+
+@check("ATT002")
+def upstream_notice_carried(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    upstream = list(_upstream_notices(evidence, facts))
+    code = facts.license.code_repo
+    if code and evidence.code is not None:
+        info = lookup(code.get("identified"))
+        if info is not None and info.duty("carry_notice"):
+            for path in code.get("notices", ()):
+                text = evidence.code.text(path)
+                if text is not None and text.text.strip():
+                    upstream.append(("code", evidence.code.id, path, text.text))
+    if not upstream:
+        raise NotApplicable("no upstream NOTICE under a licence that requires carrying it")
+    ours = _texts(evidence, facts.license.notices)
+    for repo, ident, path, text in upstream:
+        lines = [line.strip() for line in text.splitlines() if len(_words(line)) >= 3]
+        missing = [line for line in lines if not _contains(ours, line)]
+        if not missing:
+            continue
+        where = (
+            Location(facts.license.notices[0], 1)
+            if facts.license.notices
+            else _card_location(evidence)
+        )
+        what = "ships no NOTICE file" if not facts.license.notices else "omits its notices"
         yield Hit(
-            f"{info.name} requires a full copy of the licence with the model, but the repo ships "
-            "no LICENSE file",
-            Location(
-                card.path if card else None, card.key_line("license") if card else None, "license"
-            ),
+            f"the {repo} repo {ident} ships {path}, which Apache-2.0 §4(d) requires derivatives "
+            f"to carry, but this model "
+            f"{what}: {len(missing)} of {len(lines)} attribution line(s) are missing",
+            where,
+            missing[0][:200],
+        )
+
+
+def _model_name(evidence: Evidence) -> tuple[str, Location]:
+    """The model's name: card ``model_name``, else the Hub repo name (a Hub id, or a local
+    copy named ``owner__name``), else the card's first heading, else the folder name."""
+    card = evidence.card
+    folder = evidence.repo.id.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    if card is not None:
+        value = card.metadata.get("model_name")
+        if isinstance(value, str) and value.strip():
+            return value.strip(), Location(card.path, card.key_line("model_name"), "model_name")
+    if evidence.repo.kind == "hub" or "__" in folder:
+        return folder.split("__", 1)[-1], Location(card.path if card else None, 1)
+    if card is not None:
+        match = re.search(r"^#\s+(.+?)\s*#*\s*$", card.body, re.MULTILINE)
+        if match:
+            line = card.file.line_at(max(card.raw.find(card.body), 0) + match.start())
+            return match.group(1).strip(), Location(card.path, line)
+    return folder, Location(card.path if card else None, 1)
+
+
+def _is_derivative(evidence: Evidence) -> bool:
+    card = evidence.card
+    return bool(evidence.base) or bool(card is not None and card.metadata.get("base_model"))
+
+
+def _duty_infos(evidence: Evidence, facts: Facts, duty: str) -> list[LicenceInfo]:
+    """Licences (declared, or of a base) that put ``duty`` on this repo."""
+    infos = [i for i in _declared_infos(facts) if i.duty(duty)]
+    for base in facts.license.base:
+        info = lookup(base.get("declared")) or lookup(base.get("identified"))
+        if info is not None and info.duty(duty) and info not in infos:
+            infos.append(info)
+    return [i for i in infos if not _is_licensor(evidence, i)]
+
+
+@check("ATT003")
+def name_prefix(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    infos = _duty_infos(evidence, facts, "name_prefix")
+    if not infos or not _is_derivative(evidence):
+        raise NotApplicable("no naming duty, or not a derivative")
+    name, location = _model_name(evidence)
+    for info in infos:
+        prefix = info.duty("name_prefix")
+        if not name.lower().startswith(prefix.lower()):
+            yield Hit(
+                f'{info.name} requires a derivative model\'s name to begin with "{prefix}"; '
+                f'this model is named "{name}"',
+                location,
+                name,
+            )
+
+
+@check("ATT004")
+def attribution_phrase(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    infos = _duty_infos(evidence, facts, "attribution_phrase")
+    if not infos or not _is_derivative(evidence):
+        raise NotApplicable("no attribution phrase required, or not a derivative")
+    card = evidence.card
+    text = card.raw if card else ""
+    for info in infos:
+        phrase = info.duty("attribution_phrase")
+        if not _contains(text, phrase):
+            yield Hit(
+                f'{info.name} requires "{phrase}" to be displayed prominently; the model '
+                "card does not show it",
+                _card_location(evidence),
+                f"license: {facts.license.declared}",
+            )
+
+
+@check("ATT005")
+def notice_file(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    infos = _duty_infos(evidence, facts, "notice_text")
+    if not infos:
+        raise NotApplicable("no licence prescribes a Notice text")
+    ours = _texts(evidence, facts.license.notices)
+    for info in infos:
+        notice = info.duty("notice_text")
+        if _contains(ours, notice):
+            continue
+        if facts.license.notices:
+            where = Location(facts.license.notices[0], 1)
+            message = f"{facts.license.notices[0]} does not contain the notice {info.name} requires"
+        else:
+            where = _card_location(evidence)
+            message = f'{info.name} requires a "Notice" text file holding its notice; none ships'
+        yield Hit(message, where, notice[:200])
+
+
+@check("ATT006")
+def use_restrictions_passed_on(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    restricted = []
+    for base in facts.license.base:
+        info = lookup(base.get("declared")) or lookup(base.get("identified"))
+        if info is not None and info.duty("pass_use_restrictions"):
+            restricted.append((base["name"], info))
+    if not restricted:
+        raise NotApplicable("no base model with use restrictions")
+    shipped = {m.identified.lower() for m in facts.license.files if m.identified}
+    shipped |= {a.lower() for m in facts.license.files for a in m.also}
+    policy = bool(evidence.repo.find("USE_POLICY.md", "use_policy.md", "USE_POLICY.txt"))
+    for base_id, info in restricted:
+        if any(same_licence(s, info.hub_id) for s in shipped):
+            continue
+        if policy and info.duty("use_policy"):
+            continue
+        yield Hit(
+            f"the base model {base_id} is under {info.name}, whose use restrictions must bind "
+            "every recipient of a derivative; this repo ships neither that licence nor its "
+            "restrictions",
+            _card_location(evidence),
+            f"license: {facts.license.declared}",
+        )
+
+
+COPYRIGHT = re.compile(r"^\s*(?:#\s*)?(Copyright\s+(?:\(c\)\s*|©\s*)?\d{4}\b.*)$", re.I | re.M)
+TEMPLATE = re.compile(r"\[yyyy\]|<year>|\[name of copyright owner\]|<copyright holders>", re.I)
+
+
+@check("ATT007")
+def upstream_copyright_kept(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    statements: list[tuple[str, str, str]] = []
+    for base, base_facts in zip(evidence.base, facts.license.base, strict=False):
+        info = lookup(base_facts.get("declared")) or lookup(base_facts.get("identified"))
+        if info is None or not (info.duty("carry_notice") or info.duty("keep_attribution")):
+            continue
+        paths = [f["path"] for f in base_facts.get("files", ())]
+        if not info.duty("carry_notice"):  # a carried NOTICE is ATT002's business
+            paths += list(base_facts.get("notices", ()))
+        for path in paths:
+            text = base.repo.text(path)
+            for match in COPYRIGHT.finditer(text.text if text else ""):
+                line = match.group(1).strip()
+                if not TEMPLATE.search(line):
+                    statements.append((base_facts["name"], path, line))
+    if not statements:
+        raise NotApplicable("no upstream copyright statement under an attribution duty")
+    ours = _texts(evidence, [m.path for m in facts.license.files] + list(facts.license.notices))
+    ours += "\n" + (evidence.card.raw if evidence.card else "")
+    for name, path, line in statements:
+        if _contains(ours, line):
+            continue
+        where = (
+            Location(facts.license.notices[0], 1)
+            if facts.license.notices
+            else Location(facts.license.files[0].path, 1)
+            if facts.license.files
+            else _card_location(evidence)
+        )
+        yield Hit(
+            f'the base model {name} states "{line}" in its {path}; this repo\'s LICENSE, '
+            "NOTICE and card do not keep it",
+            where,
+            line[:200],
         )

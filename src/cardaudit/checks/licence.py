@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from cardaudit.checks.registry import NotApplicable, check
-from cardaudit.extract.licence_table import lookup, normalise_spdx
+from cardaudit.extract.licence_table import expression_ids, lookup, normalise_spdx, same_licence
 from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule
 
@@ -78,3 +78,189 @@ def other_licence_named_and_linked(evidence: Evidence, facts: Facts, rule: Rule)
             _card_location(evidence, "license_link"),
             f"license_link: {link}",
         )
+
+
+# --------------------------------------------------------------------------- shipped texts
+
+
+def _declared_ids(facts: Facts) -> list[str]:
+    return [i for i in expression_ids(facts.license.declared) if i.lower() not in ("other",)]
+
+
+def _file_location(evidence: Evidence, path: str, repo: str = "model") -> tuple[Location, str]:
+    snapshot = {"model": evidence.repo, "code": evidence.code}.get(repo) or evidence.repo
+    text = snapshot.text(path)
+    first = next((line.strip() for line in (text.lines if text else []) if line.strip()), "")
+    return Location(path, 1, repo=repo), first[:200]
+
+
+@check("LIC004")
+def shipped_text_matches_declared(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    declared = _declared_ids(facts)
+    if not declared or (facts.license.declared or "").lower() == "unknown":
+        raise NotApplicable("no declared licence to compare with")
+    if any(lookup(d) is None and normalise_spdx(d)[1] for d in declared):
+        raise NotApplicable("the declared licence is not a known id (LIC002)")
+    identified = [m for m in facts.license.files if m.identified]
+    if not identified:
+        raise NotApplicable("no identified licence file")
+    for match in identified:
+        if any(same_licence(match.identified, d) for d in declared):
+            continue
+        location, first = _file_location(evidence, match.path)
+        yield Hit(
+            f"{match.path} holds the {match.identified} text (confidence {match.confidence:.2f}), "
+            f"but the card declares `license: {facts.license.declared}`",
+            location,
+            first,
+        )
+
+
+@check("LIC005")
+def licence_file_identified(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    files = facts.license.files
+    if not files:
+        raise NotApplicable("no licence file")
+    for match in files:
+        if match.identified or match.link or evidence.repo.text(match.path) is None:
+            continue  # identified, a bare link (ATT001), or unreadable (SRC003)
+        location, first = _file_location(evidence, match.path)
+        reason = match.note or "no engine recognised the text"
+        yield Hit(
+            f"{match.path} could not be identified as a known licence ({reason}); a reviewer "
+            "must read it",
+            location,
+            first or None,
+        )
+
+
+@check("LIC006")
+def prose_agrees_with_declared(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    _needs_card(evidence)
+    declared = _declared_ids(facts)
+    if not declared or not facts.license.prose:
+        raise NotApplicable("no declared licence or no licence sentence in the card")
+    code_licence = (facts.license.code_repo or {}).get("identified")
+    for statement in facts.license.prose:
+        said = statement["licence"]
+        if any(same_licence(said, d) for d in declared):
+            continue
+        if (
+            code_licence
+            and same_licence(said, code_licence)
+            and re.search(r"\bcode\b", statement["text"], re.IGNORECASE)
+        ):
+            continue  # "the code is released under MIT": about the code repo, not the weights
+        yield Hit(
+            f"the card says the model is under {said}, but its front matter declares "
+            f"`license: {facts.license.declared}`",
+            Location(statement["path"], statement["line"]),
+            statement["text"],
+        )
+
+
+# --------------------------------------------------------------------------- base and code
+
+
+def _base_licence(base: dict) -> str | None:
+    declared = base.get("declared")
+    if declared and declared.lower() not in ("other", "unknown"):
+        return declared
+    return base.get("identified") or declared
+
+
+@check("LIC007")
+def derivative_licence_allowed(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    if not facts.license.base:
+        raise NotApplicable("no base model given (--base)")
+    declared = _declared_ids(facts)
+    if not declared:
+        raise NotApplicable("no declared licence")
+    for base in facts.license.base:
+        base_licence = _base_licence(base)
+        info = lookup(base_licence)
+        if info is None:
+            continue
+        for licence in declared:
+            target = lookup(licence)
+            hub_id = target.hub_id if target else licence.lower()
+            if info.allows_derivative(hub_id) or same_licence(licence, base_licence):
+                continue
+            allowed = ", ".join(info.derivatives) or "none (no derivatives may be shared)"
+            yield Hit(
+                f"the base model {base['name']} is under {info.name} ({info.family}); a derivative "
+                f"may not be relicensed as `{licence}` (allowed: {allowed})",
+                _card_location(evidence, "license"),
+                f"license: {facts.license.declared}",
+            )
+
+
+def _card_mentions(evidence: Evidence, licence: str) -> bool:
+    card = evidence.card
+    if card is None:
+        return False
+    info = lookup(licence)
+    names = {licence, *(filter(None, (info.spdx, info.name, info.hub_id) if info else ()))}
+    body = card.raw.lower()
+    return any(name.lower() in body for name in names)
+
+
+@check("LIC008")
+def code_licence_matches_model(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    code = facts.license.code_repo
+    if code is None:
+        raise NotApplicable("no code repo given (--code)")
+    code_licence = code.get("identified")
+    declared = _declared_ids(facts)
+    if not code_licence or not declared:
+        raise NotApplicable("code or model licence unknown")
+    if any(same_licence(code_licence, d) for d in declared):
+        return
+    path = next(f["path"] for f in code["files"] if f["identified"] == code_licence)
+    location, first = _file_location(evidence, path, "code")
+    if _card_mentions(evidence, code_licence):
+        return  # different, and the card says so: legitimate and visible
+    yield Hit(
+        f"the code repo is under {code_licence} but the weights declare "
+        f"`license: {facts.license.declared}`, and the card does not say which licence "
+        "covers the code",
+        location,
+        first,
+    )
+
+
+@check("LIC009")
+def code_repo_licensed(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    code = facts.license.code_repo
+    if code is None:
+        raise NotApplicable("no code repo given (--code)")
+    if code.get("identified"):
+        return
+    if not code["files"]:
+        readme = (
+            next(iter(evidence.code.find("README.md", "README.rst", "README")))
+            if (evidence.code and evidence.code.find("README.md", "README.rst", "README"))
+            else None
+        )
+        yield Hit(
+            f"the code repo {code['id']} has no LICENSE file: its code is all rights reserved",
+            Location(readme, 1 if readme else None, repo="code"),
+            "no LICENSE, LICENCE or COPYING file at the top of the repo",
+        )
+        return
+    path = code["files"][0]["path"]
+    location, first = _file_location(evidence, path, "code")
+    if code["files"][0].get("link") or "only a link" in (code["files"][0].get("note") or ""):
+        yield Hit(
+            f"the code repo's {path} holds only a link, not a licence: the licence of the code "
+            "is not stated in the repo",
+            location,
+            first or None,
+        )
+        return
+    yield Hit(
+        f"the code repo's {path} is not a licence cardaudit can identify "
+        f"({code['files'][0].get('note') or 'unrecognised text'})",
+        location,
+        first or None,
+    )

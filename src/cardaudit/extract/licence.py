@@ -1,14 +1,30 @@
-"""Licence facts: what the card declares, what the shipped texts are, what the code repo uses."""
+"""Licence facts: what the card declares and says, what the shipped texts are, what the code
+repo and the base model use."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from cardaudit.extract.licence_id import identify_text
-from cardaudit.extract.licence_table import normalise_spdx
-from cardaudit.model import Evidence, LicenceFacts, LicenceMatch, RepoSnapshot
+from cardaudit.extract.licence_table import licence_table, normalise_spdx
+from cardaudit.model import Card, Evidence, LicenceFacts, LicenceMatch, RepoSnapshot
 
 LICENCE_STEMS = ("license", "licence", "copying")
+NOTICE_STEMS = ("notice",)
+
+#: "released under the Apache License 2.0", "licensed under MIT", ...
+PROSE = re.compile(
+    r"\b(?:released|licen[cs]ed|distributed|available|provided|publish(?:ed)?|made available)"
+    r"\s+(?:[\w-]+\s+){0,3}?under\s+(?:the\s+(?:terms\s+of\s+(?:the\s+)?)?)?"
+    r"(?P<name>(?:[^\n.;:,()]|\.(?=\d)){2,90})",
+    re.IGNORECASE,
+)
+UPSTREAM = re.compile(
+    r"\b(?:upstream|base|original(?:ly)?|parent|underlying|derived)\b", re.IGNORECASE
+)
+MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+NOISE = re.compile(r"\b(?:the|licen[cs]e|agreement|version|v|terms|of|use)\b|[^a-z0-9+]", re.I)
 
 
 def declared_licence(metadata: Any) -> str | None:
@@ -23,13 +39,22 @@ def declared_licence(metadata: Any) -> str | None:
     return text or None
 
 
-def licence_files(snapshot: RepoSnapshot) -> list[str]:
-    """Top-level files named LICENSE*, LICENCE* or COPYING*, sorted."""
+def _top_level(snapshot: RepoSnapshot, stems: tuple[str, ...]) -> list[str]:
     return sorted(
         entry.path
         for entry in snapshot.files
-        if "/" not in entry.path and entry.path.lower().startswith(LICENCE_STEMS)
+        if "/" not in entry.path and entry.path.lower().startswith(stems)
     )
+
+
+def licence_files(snapshot: RepoSnapshot) -> list[str]:
+    """Top-level files named LICENSE*, LICENCE* or COPYING*, sorted."""
+    return _top_level(snapshot, LICENCE_STEMS)
+
+
+def notice_files(snapshot: RepoSnapshot) -> list[str]:
+    """Top-level NOTICE / Notice / NOTICE.md files, sorted."""
+    return _top_level(snapshot, NOTICE_STEMS)
 
 
 def identify_files(snapshot: RepoSnapshot, repo: str) -> tuple[LicenceMatch, ...]:
@@ -42,27 +67,134 @@ def identify_files(snapshot: RepoSnapshot, repo: str) -> tuple[LicenceMatch, ...
             continue
         found = identify_text(text.text)
         matches.append(
-            LicenceMatch(path, found.licence, round(found.confidence, 4), found.also, repo=repo)
+            LicenceMatch(
+                path,
+                found.licence,
+                round(found.confidence, 4),
+                found.also,
+                repo=repo,
+                note=found.note,
+                engine=found.engine,
+                complete=found.complete,
+                link=found.link,
+            )
         )
     return tuple(matches)
 
 
+def _match_json(match: LicenceMatch) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "path": match.path,
+        "identified": match.identified,
+        "confidence": match.confidence,
+        "also": list(match.also),
+    }
+    if match.note:
+        data["note"] = match.note
+    return data
+
+
+# --------------------------------------------------------------------------- prose
+
+
+def _normal(text: str) -> str:
+    return NOISE.sub("", MARKDOWN_LINK.sub(r"\1", text).lower())
+
+
+def _name_keys() -> list[tuple[str, str]]:
+    """(normalised name, hub id), longest first, from every table entry's names."""
+    keys: dict[str, str] = {}
+    for hub_id, info in licence_table().items():
+        if hub_id in ("other", "unknown", "cc"):
+            continue
+        for name in (hub_id, info.spdx or "", info.name):
+            key = _normal(name)
+            if len(key) >= 3:
+                keys.setdefault(key, hub_id)
+    keys.setdefault("apache20", "apache-2.0")
+    keys.setdefault("apache2", "apache-2.0")
+    return sorted(keys.items(), key=lambda item: -len(item[0]))
+
+
+def licence_named(phrase: str) -> str | None:
+    """The table's Hub id for a licence name written in prose, or None."""
+    text = _normal(phrase)
+    for key, hub_id in _name_keys():
+        if text.startswith(key):
+            return hub_id
+    return None
+
+
+def prose_statements(card: Card | None) -> tuple[dict[str, Any], ...]:
+    """Each "released / licensed under <licence>" sentence in the card body that names a
+    licence the table knows, with its line."""
+    if card is None or not card.body:
+        return ()
+    raw = card.raw
+    body_offset = max(raw.find(card.body), 0)
+    found = []
+    for match in PROSE.finditer(card.body):
+        licence = licence_named(match.group("name"))
+        if licence is None:
+            continue
+        line = card.file.line_at(body_offset + match.start())
+        sentence_start = max(
+            card.body.rfind(".", 0, match.start()), card.body.rfind("\n\n", 0, match.start())
+        )
+        sentence = card.body[sentence_start + 1 : match.end()]
+        if UPSTREAM.search(sentence):
+            continue  # "the upstream model is licensed under …": about the base, not this model
+        found.append(
+            {
+                "path": card.path,
+                "line": line,
+                "text": card.file.excerpt(line),
+                "licence": licence,
+            }
+        )
+    return tuple(found)
+
+
+# --------------------------------------------------------------------------- facts
+
+
+def _code_repo_facts(snapshot: RepoSnapshot) -> dict[str, Any]:
+    files = identify_files(snapshot, "code")
+    return {
+        "id": snapshot.id,
+        "revision": snapshot.revision,
+        "files": [_match_json(m) for m in files],
+        "identified": next((m.identified for m in files if m.identified), None),
+        "notices": notice_files(snapshot),
+    }
+
+
+def _base_names(metadata: Any, count: int) -> list[str | None]:
+    """The card's ``base_model`` names, one per given base repo when they line up."""
+    value = metadata.get("base_model") if hasattr(metadata, "get") else None
+    names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    names = [str(name) for name in names]
+    return names if len(names) == count else [None] * count
+
+
+def _base_facts(base: Evidence, name: str | None) -> dict[str, Any]:
+    metadata = base.card.metadata if base.card and not base.card.error else {}
+    files = identify_files(base.repo, "base")
+    return {
+        "id": base.repo.id,
+        "name": name or base.repo.id,
+        "declared": declared_licence(metadata),
+        "files": [_match_json(m) for m in files],
+        "identified": next((m.identified for m in files if m.identified), None),
+        "notices": notice_files(base.repo),
+    }
+
+
 def licence_facts(evidence: Evidence) -> LicenceFacts:
-    metadata = evidence.card.metadata if evidence.card else {}
+    card = evidence.card
+    metadata = card.metadata if card is not None else {}
     declared = declared_licence(metadata)
     declared_spdx = normalise_spdx(declared)[0] if declared else None
-    code_repo = None
-    if evidence.code is not None:
-        files = identify_files(evidence.code, "code")
-        code_repo = {
-            "id": evidence.code.id,
-            "revision": evidence.code.revision,
-            "files": [
-                {"path": m.path, "identified": m.identified, "confidence": m.confidence}
-                for m in files
-            ],
-            "identified": next((m.identified for m in files if m.identified), None),
-        }
     name = metadata.get("license_name")
     link = metadata.get("license_link")
     return LicenceFacts(
@@ -71,5 +203,13 @@ def licence_facts(evidence: Evidence) -> LicenceFacts:
         declared_name=str(name) if name is not None else None,
         declared_link=str(link) if link is not None else None,
         files=identify_files(evidence.repo, "model"),
-        code_repo=code_repo,
+        code_repo=_code_repo_facts(evidence.code) if evidence.code is not None else None,
+        prose=prose_statements(card),
+        notices=tuple(notice_files(evidence.repo)),
+        base=tuple(
+            _base_facts(base, name)
+            for base, name in zip(
+                evidence.base, _base_names(metadata, len(evidence.base)), strict=True
+            )
+        ),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -19,6 +20,9 @@ class LicenceInfo:
     family: str
     duties: Mapping[str, Any] = field(default_factory=frozen_mapping)
     derivatives: tuple[str, ...] = ()
+    hub: bool = True
+    ambiguous: bool = False
+    licensor_orgs: tuple[str, ...] = ()
 
     def duty(self, name: str) -> Any:
         return self.duties.get(name)
@@ -40,6 +44,9 @@ def licence_table() -> Mapping[str, LicenceInfo]:
                 family=entry.get("family", "custom"),
                 duties=frozen_mapping(entry.get("duties") or {}),
                 derivatives=tuple(entry.get("derivatives") or ()),
+                hub=bool(entry.get("hub", True)),
+                ambiguous=bool(entry.get("ambiguous", False)),
+                licensor_orgs=tuple(entry.get("licensor_orgs") or ()),
             )
             for hub_id, entry in raw.items()
         }
@@ -60,6 +67,24 @@ def lookup(licence_id: str | None) -> LicenceInfo | None:
         return None
     key = licence_id.strip().lower()
     return licence_table().get(key) or by_spdx().get(key)
+
+
+def same_licence(a: str | None, b: str | None) -> bool:
+    """Whether two ids (Hub or SPDX, any case) name the same licence."""
+    if not a or not b:
+        return False
+    info_a, info_b = lookup(a), lookup(b)
+    if info_a is not None and info_b is not None:
+        return info_a.hub_id == info_b.hub_id
+    return a.strip().lower() == b.strip().lower()
+
+
+def expression_ids(expression: str | None) -> list[str]:
+    """The licence ids in a declared value (``mit``, ``apache-2.0 AND mit``…)."""
+    if not expression:
+        return []
+    parts = re.split(r"\s+(?:AND|OR|WITH)\s+|[()]", expression, flags=re.IGNORECASE)
+    return [part.strip() for part in parts if part.strip()]
 
 
 def normalise_spdx(expression: str) -> tuple[str | None, str | None]:

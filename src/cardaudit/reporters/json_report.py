@@ -26,10 +26,16 @@ def facts_to_json(facts: Facts) -> dict[str, Any]:
                     "confidence": m.confidence,
                     "also": list(m.also),
                     **({"note": m.note} if m.note else {}),
+                    **({"engine": m.engine} if m.engine else {}),
+                    **({"complete": False} if not m.complete else {}),
+                    **({"link": m.link} if m.link else {}),
                 }
                 for m in licence.files
             ],
             "code_repo": to_jsonable(licence.code_repo),
+            "prose": to_jsonable(licence.prose),
+            "notices": list(licence.notices),
+            "base": to_jsonable(licence.base),
         },
         "parameters": to_jsonable(facts.parameters),
         "memory": to_jsonable(facts.memory),

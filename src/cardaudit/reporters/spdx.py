@@ -79,7 +79,9 @@ class _Licences:
         if text is None:
             where = link or "the licence named by the model card"
             text = f"The full text of {title} is not shipped with the model; see {where}."
-        self.refs[key] = (title, text, [link] if link else [])
+        # SPDX cross references must be URLs; a repo-relative link is named in the text instead.
+        is_url = bool(link) and link.lower().startswith(("http://", "https://"))
+        self.refs[key] = (title, text, [link] if is_url else [])
 
     def _shipped_text(self, key: str) -> str | None:
         """The model repo's licence file text when it was identified as ``key``."""
