@@ -45,13 +45,24 @@ def _width() -> int:
 
 @app.command()
 def audit(
-    target: Annotated[str, typer.Argument(help="Model repo: a local directory.")],
+    target: Annotated[
+        str,
+        typer.Argument(
+            help="Model repo: a local directory, or a Hub repo (org/name, hf://org/name, https://huggingface.co/org/name)."
+        ),
+    ],
     code: Annotated[
         str | None,
-        typer.Option("--code", help="The model's code repo (directory or git checkout)."),
+        typer.Option(
+            "--code",
+            help="The model's code repo: a directory, a git checkout or a git URL (URL#REV).",
+        ),
     ] = None,
     base: Annotated[
-        str | None, typer.Option("--base", help="The base model's repo (directory).")
+        str | None,
+        typer.Option(
+            "--base", help="The base model: a directory or a Hub repo id (overrides the card)."
+        ),
     ] = None,
     output_format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
     output: Annotated[
@@ -72,6 +83,30 @@ def audit(
     ignore: Annotated[
         list[str] | None, typer.Option("--ignore", help="Skip these rule ids or prefixes.")
     ] = None,
+    revision: Annotated[
+        str | None,
+        typer.Option(
+            "--revision", help="Hub branch, tag or commit to audit (resolved to a commit sha)."
+        ),
+    ] = None,
+    base_depth: Annotated[
+        int | None,
+        typer.Option(
+            "--base-depth",
+            min=0,
+            help="Generations of base models to fetch from the Hub (default 3 for Hub targets, 0 for local paths).",
+        ),
+    ] = None,
+    code_discovery: Annotated[
+        bool | None,
+        typer.Option(
+            "--code-discovery/--no-code-discovery",
+            help="Clone the code repo linked from the card (default: on for Hub targets, off for local paths).",
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress display on stderr.")
+    ] = False,
 ) -> None:
     """Audit a model repo and report what holds and what does not."""
     from cardaudit.pipeline import audit as run_audit
@@ -88,7 +123,16 @@ def audit(
         selected, ignored = split_patterns(select), split_patterns(ignore)
         validate_patterns(selected + ignored, load_rules())
         policy = Policy(select=selected, ignore=ignored, fail_on=fail_on)  # type: ignore[arg-type]
-        report = run_audit(AuditRequest(target=target, code=code, base=base), policy)
+        request = AuditRequest(
+            target=target,
+            code=code,
+            base=base,
+            revision=revision,
+            base_depth=base_depth,
+            code_discovery=code_discovery,
+            progress=not quiet and not (output_format == "json" and output is None),
+        )
+        report = run_audit(request, policy)
         text = render(report, output_format, color=_use_color(output), width=_width())
         if output is not None:
             try:

@@ -15,6 +15,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "sources",
     "licence",
     "attribution",
+    "acquisition",
 )
 
 _REGISTRY: dict[str, CheckFn] = {}

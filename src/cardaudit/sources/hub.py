@@ -1,0 +1,314 @@
+"""HubSource: a model repo on the Hugging Face Hub, read with the real huggingface_hub client.
+
+Only what the checks need is fetched: the repo listing, the card, licence / notice / policy
+files and small configs (into the huggingface_hub cache), and the header of each
+``.safetensors`` file by HTTP Range. Weight data is never downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from cardaudit.errors import SourceError
+from cardaudit.model import (
+    Evidence,
+    FileEntry,
+    FileVersion,
+    Location,
+    Problem,
+    RepoSnapshot,
+    SafetensorsHeader,
+    Target,
+    TextFile,
+    frozen_mapping,
+)
+from cardaudit.sources.hub_client import HubClient
+from cardaudit.sources.local import MAX_TEXT_BYTES, decode_text
+from cardaudit.sources.safetensors_header import MAX_HEADER_BYTES, parse_header_json
+
+Step = Callable[[str], None]
+
+REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
+HUB_HOSTS = {"huggingface.co", "www.huggingface.co", "hf.co"}
+#: Small files read by exact top-level name (case-insensitive).
+WANTED_NAMES = {
+    "readme.md",
+    "config.json",
+    "generation_config.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "model.safetensors.index.json",
+    "adapter_config.json",
+    "quantization_config.json",
+    "quant_config.json",
+    "quantize_config.json",
+    "mergekit_config.yml",
+    "mergekit_config.yaml",
+    "params.json",
+    "chat_template.jinja",
+    "citation.cff",
+}
+#: Top-level files whose name starts with (or contains) one of these are licence-like texts.
+LICENCE_WORDS = ("license", "licence", "notice", "copying", "copyright", "use_policy", "policy")
+#: At most this many commits are examined for older versions of the card (newest first).
+MAX_CARD_COMMITS = 20
+#: safetensors files whose headers are read (the rest are listed, not read).
+MAX_HEADER_FILES = 512
+HEADER_WORKERS = 8
+
+
+@dataclass(frozen=True)
+class HubRef:
+    """A Hub model repo named on the command line, and the revision it asks for."""
+
+    repo_id: str
+    revision: str | None = None
+
+
+def parse_hub_target(text: str, endpoint: str | None = None) -> HubRef | None:
+    """``org/name``, ``hf://org/name[@rev]`` or ``https://huggingface.co/org/name[/tree/rev]``.
+
+    A path that exists on disk is never a Hub target (the caller checks that first).
+    """
+    text = text.strip()
+    if text.startswith("hf://"):
+        rest = text[5:].removeprefix("models/").strip("/")
+        repo_id, _, revision = rest.partition("@")
+        return HubRef(repo_id, revision or None) if REPO_ID.match(repo_id) else None
+    if text.startswith(("http://", "https://")):
+        url = urlsplit(text)
+        hosts = set(HUB_HOSTS)
+        if endpoint:
+            hosts.add(urlsplit(endpoint).netloc)
+        if url.netloc not in hosts:
+            return None
+        parts = [unquote(p) for p in url.path.strip("/").split("/") if p]
+        if parts[:1] == ["models"]:
+            parts = parts[1:]
+        if len(parts) < 2 or not REPO_ID.match(f"{parts[0]}/{parts[1]}"):
+            return None
+        revision = None
+        if len(parts) >= 4 and parts[2] in ("tree", "blob", "resolve", "commit"):
+            revision = parts[3]
+        return HubRef(f"{parts[0]}/{parts[1]}", revision)
+    return HubRef(text) if REPO_ID.match(text) else None
+
+
+def wanted_file(entry: FileEntry) -> bool:
+    """Whether the audit needs this file's content (never a weight file)."""
+    if "/" in entry.path or entry.lfs or entry.size > MAX_TEXT_BYTES:
+        return False
+    name = entry.path.lower()
+    if name in WANTED_NAMES or name.endswith(".safetensors.index.json"):
+        return True
+    return any(word in name for word in LICENCE_WORDS) and not name.endswith(
+        (".safetensors", ".bin", ".gguf", ".pt", ".pth", ".onnx")
+    )
+
+
+@dataclass
+class HubSource:
+    """Fetch one model repo's evidence from the Hub."""
+
+    client: HubClient
+    step: Step = lambda message: None
+    card_commits: int = MAX_CARD_COMMITS
+
+    def resolve(self, ref: HubRef) -> str:
+        """The commit sha ``ref.revision`` (default: the main branch) points at."""
+        self.step(f"Resolving {ref.repo_id}@{ref.revision or 'main'}")
+        info = self.client.call(
+            "read the model info",
+            ref.repo_id,
+            lambda: self.client.api.model_info(
+                ref.repo_id, revision=ref.revision, timeout=self.client.timeout
+            ),
+            ref.revision,
+        )
+        sha = getattr(info, "sha", None)
+        if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{40}", sha):
+            raise SourceError(
+                f"malformed response from {self.client.endpoint}: "
+                f"no commit sha for {ref.repo_id}@{ref.revision or 'main'}"
+            )
+        return sha
+
+    def list_files(self, repo_id: str, sha: str) -> list[FileEntry]:
+        self.step(f"Listing {repo_id}")
+
+        def listing() -> list[FileEntry]:
+            entries = []
+            for item in self.client.api.list_repo_tree(repo_id, recursive=True, revision=sha):
+                size = getattr(item, "size", None)
+                if size is None:  # a folder
+                    continue
+                entries.append(FileEntry(item.path, int(size), bool(getattr(item, "lfs", None))))
+            return sorted(entries, key=lambda entry: entry.path)
+
+        return self.client.call("list the repo files", repo_id, listing, sha)
+
+    def read_texts(
+        self, repo_id: str, sha: str, files: list[FileEntry]
+    ) -> tuple[dict[str, TextFile], dict[str, str], list[Problem], Path | None]:
+        texts: dict[str, TextFile] = {}
+        skipped: dict[str, str] = {}
+        problems: list[Problem] = []
+        folder: Path | None = None
+        for entry in files:
+            if not wanted_file(entry):
+                if "/" not in entry.path and entry.size > MAX_TEXT_BYTES and not entry.lfs:
+                    skipped[entry.path] = f"larger than {MAX_TEXT_BYTES} bytes"
+                continue
+            self.step(f"Downloading {repo_id}/{entry.path}")
+            local = self.client.download(repo_id, entry.path, sha)
+            if local is None:
+                skipped[entry.path] = "listed but not served by the Hub"
+                continue
+            folder = local.parent
+            text = decode_text(local.read_bytes())
+            if text is None:
+                skipped[entry.path] = "binary content"
+                problems.append(
+                    Problem("SRC003", f"{entry.path} is binary, not text", Location(entry.path))
+                )
+                continue
+            texts[entry.path] = TextFile(entry.path, text)
+        return texts, skipped, problems, folder
+
+    def card_history(self, repo_id: str, sha: str) -> tuple[tuple[FileVersion, ...], str | None]:
+        """Distinct versions of README.md over the newest commits (oldest first), and a note
+        saying how far back the history was read when it was cut short."""
+        self.step(f"Reading the card history of {repo_id}")
+        commits = self.client.call(
+            "list the repo commits",
+            repo_id,
+            lambda: self.client.api.list_repo_commits(repo_id, revision=sha),
+            sha,
+        )
+        examined = commits[: self.card_commits]
+        versions: list[FileVersion] = []
+        for commit in reversed(examined):  # oldest first
+            local = self.client.download(repo_id, "README.md", commit.commit_id)
+            if local is None:
+                continue
+            text = decode_text(local.read_bytes())
+            if text is None or (versions and versions[-1].text == text):
+                continue
+            when = commit.created_at
+            when = when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+            versions.append(FileVersion(commit.commit_id, when, text))
+        note = None
+        if len(commits) > len(examined):
+            note = (
+                f"history read from the newest {len(examined)} of {len(commits)} commits "
+                "(older card versions were not fetched)"
+            )
+        return tuple(versions), note
+
+    # ------------------------------------------------------------------ safetensors headers
+
+    def headers(
+        self, repo_id: str, sha: str, files: list[FileEntry], index: dict | None
+    ) -> tuple[list[SafetensorsHeader], str | None]:
+        """Headers of the repo's .safetensors files, each read by HTTP Range."""
+        shards = [entry for entry in files if entry.path.endswith(".safetensors")]
+        note = None
+        if len(shards) > MAX_HEADER_FILES:
+            note = f"headers read from {MAX_HEADER_FILES} of {len(shards)} .safetensors files"
+            shards = shards[:MAX_HEADER_FILES]
+        if not shards:
+            return [], note
+        per_shard: dict[str, int] = {}
+        weight_map = (index or {}).get("weight_map")
+        if isinstance(weight_map, dict):
+            for shard in weight_map.values():
+                per_shard[str(shard)] = per_shard.get(str(shard), 0) + 1
+        done = [0]
+
+        def one(entry: FileEntry) -> SafetensorsHeader:
+            header = self.read_header(repo_id, sha, entry, per_shard.get(entry.path))
+            done[0] += 1
+            self.step(f"Reading safetensors headers of {repo_id} ({done[0]}/{len(shards)})")
+            return header
+
+        with ThreadPoolExecutor(max_workers=min(HEADER_WORKERS, len(shards))) as pool:
+            return list(pool.map(one, shards)), note
+
+    def read_header(
+        self, repo_id: str, sha: str, entry: FileEntry, tensors: int | None
+    ) -> SafetensorsHeader:
+        """One header: a first range sized from the index's tensor count, a second if short."""
+        if entry.size < 8:
+            return SafetensorsHeader(entry.path, entry.size, error="file is shorter than 8 bytes")
+        guess = 8 + (tensors * 200 + 2048 if tensors else 16_384)
+        first = self.client.read_range(repo_id, entry.path, sha, 0, min(guess, entry.size) - 1)
+        if len(first) < 8:
+            return SafetensorsHeader(entry.path, entry.size, error="header is truncated")
+        (length,) = struct.unpack("<Q", first[:8])
+        if length > MAX_HEADER_BYTES or length > entry.size - 8:
+            return SafetensorsHeader(
+                entry.path, entry.size, error=f"header length {length} is impossible"
+            )
+        raw = first[8 : 8 + length]
+        if len(raw) < length:
+            rest = self.client.read_range(repo_id, entry.path, sha, len(first), length + 7)
+            raw += rest
+        if len(raw) < length:
+            return SafetensorsHeader(entry.path, entry.size, error="header is truncated")
+        try:
+            header = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            return SafetensorsHeader(
+                entry.path, entry.size, error=f"header is not valid JSON: {exc}"
+            )
+        if not isinstance(header, dict):
+            return SafetensorsHeader(entry.path, entry.size, error="header is not a JSON object")
+        return parse_header_json(entry.path, entry.size, header)
+
+    # ------------------------------------------------------------------ evidence
+
+    def evidence(self, ref: HubRef, *, history: bool = True) -> Evidence:
+        """Everything about one Hub model repo at one commit (its own base and code excluded)."""
+        from cardaudit.sources.evidence import assemble
+
+        sha = self.resolve(ref)
+        files = self.list_files(ref.repo_id, sha)
+        texts, skipped, problems, folder = self.read_texts(ref.repo_id, sha, files)
+        versions: tuple[FileVersion, ...] = ()
+        if history and "README.md" in texts:
+            versions, note = self.card_history(ref.repo_id, sha)
+            if note:
+                skipped["README.md (history)"] = note
+        index = None
+        index_text = texts.get("model.safetensors.index.json")
+        if index_text is not None:
+            try:
+                index = json.loads(index_text.text)
+            except ValueError:
+                index = None
+        headers, note = self.headers(
+            ref.repo_id, sha, files, index if isinstance(index, dict) else None
+        )
+        if note:
+            skipped["*.safetensors (headers)"] = note
+        snapshot = RepoSnapshot(
+            kind="hub",
+            id=ref.repo_id,
+            path=str(folder) if folder else None,
+            revision=sha,
+            files=tuple(files),
+            texts=frozen_mapping(texts),
+            skipped=frozen_mapping(skipped),
+            history=frozen_mapping({"README.md": versions} if versions else {}),
+            url=self.client.repo_url(ref.repo_id),
+        )
+        target = Target("hub", ref.repo_id, None, sha)
+        return assemble(target, snapshot, headers=headers, problems=problems)
