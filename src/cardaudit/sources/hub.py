@@ -120,7 +120,8 @@ class HubSource:
 
     client: HubClient
     step: Step = lambda message: None
-    card_commits: int = MAX_CARD_COMMITS
+    #: Commits examined for card history (None: ``MAX_CARD_COMMITS`` at call time).
+    card_commits: int | None = None
 
     def resolve(self, ref: HubRef) -> str:
         """The commit sha ``ref.revision`` (default: the main branch) points at."""
@@ -193,7 +194,7 @@ class HubSource:
             lambda: self.client.api.list_repo_commits(repo_id, revision=sha),
             sha,
         )
-        examined = commits[: self.card_commits]
+        examined = commits[: self.card_commits or MAX_CARD_COMMITS]
         versions: list[FileVersion] = []
         for commit in reversed(examined):  # oldest first
             local = self.client.download(repo_id, "README.md", commit.commit_id)
