@@ -28,6 +28,10 @@ MAX_WAIT_SECONDS = 60.0
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
+def _sleep(seconds: float) -> None:
+    time.sleep(seconds)
+
+
 def request_timeout() -> float:
     """Seconds to wait for the Hub to answer (``CARDAUDIT_TIMEOUT``, default 20)."""
     try:
@@ -142,7 +146,7 @@ class HubClient:
                         f"the Hub is rate-limiting requests for {repo_id} "
                         f"(asked to retry after {int(wait)} s); try again later"
                     ) from None
-                time.sleep(delay if wait is None else wait)
+                _sleep(delay if wait is None else wait)
                 delay *= 2
         raise AssertionError("unreachable")  # pragma: no cover
 
