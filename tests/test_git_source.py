@@ -16,7 +16,7 @@ from cardaudit.cli import app
 from cardaudit.sources import AuditRequest, acquire
 from cardaudit.sources.card import parse_card
 from cardaudit.sources.code_links import choose_code_link
-from cardaudit.sources.git import redact_url
+from cardaudit.sources.git import redact_url, split_code_url
 from hub_repos import card, publish_model
 from hub_server import FakeHub
 
@@ -167,3 +167,17 @@ def test_choice_without_links() -> None:
 def test_credentials_are_redacted_from_urls() -> None:
     assert redact_url("https://user:s3cret@github.com/o/r") == "https://github.com/o/r"
     assert redact_url("https://github.com/o/r") == "https://github.com/o/r"
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://github.com/o/r", ("https://github.com/o/r", None)),
+        ("https://github.com/o/r/tree/v2", ("https://github.com/o/r", "v2")),
+        ("https://github.com/o/r/blob/main/README.md", ("https://github.com/o/r", None)),
+        ("https://github.com/o/r#abc123", ("https://github.com/o/r", "abc123")),
+        ("file:///srv/git/r.git#v1", ("file:///srv/git/r.git", "v1")),
+    ],
+)
+def test_code_url_forms(url: str, expected: tuple[str, str | None]) -> None:
+    assert split_code_url(url) == expected

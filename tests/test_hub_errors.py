@@ -151,6 +151,18 @@ def test_backoff_doubles_without_retry_after(hub: FakeHub, tmp_path: Path, monke
     assert len(hub.log) == 4
 
 
+def test_download_failing_after_the_librarys_own_retries(
+    hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)  # huggingface_hub's backoff
+    publish_model(hub, "org/model", tmp_path)
+    hub.fault(r"/resolve/[0-9a-f]+/README\.md$", 503)
+    one_line_error(run("org/model"), "the Hub answered HTTP 503 while trying to download README.md")
+    assert 2 <= len(hub.requests("HEAD", "README.md")) <= 10
+
+
 def test_rate_limit_longer_than_we_wait(hub: FakeHub) -> None:
     hub.fault(r"^/api/models/", 429, headers={"Retry-After": "3600"})
     one_line_error(run("org/model"), "rate-limiting", "3600 s")

@@ -109,14 +109,27 @@ def clone(url: str, *, revision: str | None = None) -> Path:
     return target
 
 
+def split_code_url(url: str) -> tuple[str, str | None]:
+    """The clonable URL and revision of ``URL#REV`` or a GitHub ``/tree/REV`` page link."""
+    base, _, revision = url.partition("#")
+    parts = urlsplit(base)
+    if parts.hostname in ("github.com", "www.github.com"):
+        segments = [p for p in parts.path.split("/") if p]
+        if len(segments) >= 4 and segments[2] in ("tree", "commit", "releases") and not revision:
+            revision = segments[-1] if segments[2] == "releases" else segments[3]
+        if len(segments) > 2:
+            base = urlunsplit((parts.scheme, parts.netloc, "/" + "/".join(segments[:2]), "", ""))
+    return base, revision or None
+
+
 def code_snapshot(url: str) -> tuple[RepoSnapshot, list[Problem]]:
     """Clone ``url`` (``URL#REV`` picks a revision) and read it like a local checkout."""
     from dataclasses import replace
 
     from cardaudit.sources.local import read_snapshot
 
-    base, _, revision = url.partition("#")
-    root = clone(base, revision=revision or None)
+    base, revision = split_code_url(url)
+    root = clone(base, revision=revision)
     snapshot, problems = read_snapshot(root, repo_label="code", kind="git")
     name = urlsplit(base).path.strip("/").removesuffix(".git") or snapshot.id
     return replace(snapshot, id=name, url=redact_url(base)), problems

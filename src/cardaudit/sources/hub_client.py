@@ -113,9 +113,10 @@ class HubClient:
 
     @classmethod
     def from_environment(cls) -> HubClient:
-        from huggingface_hub.utils import disable_progress_bars
+        from huggingface_hub.utils import disable_progress_bars, logging
 
         disable_progress_bars()  # cardaudit draws its own progress display on stderr
+        logging.set_verbosity_error()  # retries are reported by the final error, not warnings
         return cls(hub_endpoint(), user_token(), hub_cache_dir(), request_timeout())
 
     @property
@@ -129,16 +130,28 @@ class HubClient:
 
     # ------------------------------------------------------------------ retries + errors
 
-    def call(self, what: str, repo_id: str, fn: Callable[[], T], revision: str | None = None) -> T:
-        """Run ``fn`` with bounded retries; translate any failure into a SourceError."""
+    def call(
+        self,
+        what: str,
+        repo_id: str,
+        fn: Callable[[], T],
+        revision: str | None = None,
+        *,
+        attempts: int | None = None,
+    ) -> T:
+        """Run ``fn`` with bounded retries; translate any failure into a SourceError.
+
+        ``attempts=1`` for calls the library already retries itself (file downloads).
+        """
         delay = BACKOFF_SECONDS
-        for attempt in range(1, ATTEMPTS + 1):
+        attempts = attempts or ATTEMPTS
+        for attempt in range(1, attempts + 1):
             try:
                 return fn()
             except SourceError:
                 raise
             except Exception as exc:
-                if not is_transient(exc) or attempt == ATTEMPTS:
+                if not is_transient(exc) or attempt == attempts:
                     raise self.translate(exc, what, repo_id, revision, attempt) from None
                 wait = retry_after(exc)
                 if wait is not None and wait > MAX_WAIT_SECONDS:
@@ -223,10 +236,12 @@ class HubClient:
                         etag_timeout=self.timeout,
                     )
                 )
-            except errors.EntryNotFoundError:
+            except errors.RemoteEntryNotFoundError:
                 return None
 
-        return self.call(f"download {filename}", repo_id, fetch, revision)
+        # hf_hub_download retries 429/5xx/network errors itself (bounded, honouring
+        # Retry-After): no second layer of retries here.
+        return self.call(f"download {filename}", repo_id, fetch, revision, attempts=1)
 
     def read_range(self, repo_id: str, filename: str, revision: str, start: int, end: int) -> bytes:
         """Bytes ``start``..``end`` (inclusive) of a file by HTTP Range, redirects followed."""
