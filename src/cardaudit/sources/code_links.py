@@ -50,8 +50,25 @@ class CodeLink:
     reasons: tuple[str, ...]
 
 
+#: Words too common in repo names to tie a link to a model.
+GENERIC = {
+    "model",
+    "models",
+    "llm",
+    "llms",
+    "code",
+    "the",
+    "and",
+    "hub",
+    "chat",
+    "instruct",
+    "base",
+}
+
+
 def _tokens(text: str) -> set[str]:
-    return {token for token in re.split(r"[^a-z0-9]+", text.lower()) if len(token) >= 3}
+    words = re.split(r"[^a-z0-9]+", text.lower())
+    return {word for word in words if len(word) >= 3 and word not in GENERIC}
 
 
 def candidate_links(card: Card, model_id: str) -> list[CodeLink]:

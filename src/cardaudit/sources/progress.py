@@ -20,7 +20,7 @@ def progress_display(enabled: bool) -> Iterator[Step]:
     """Yield a ``step(message)`` callback.
 
     On a terminal a rich spinner shows the current step; elsewhere (CI logs, captured
-    stderr) each step is printed once as a plain line, counters only when complete.
+    stderr) each phase is printed once as a plain line (no per-file lines, counters when complete).
     """
     if not enabled:
         yield _silent
@@ -36,8 +36,8 @@ def progress_display(enabled: bool) -> Iterator[Step]:
 
     def line(message: str) -> None:
         counter = _COUNTER.search(message)
-        if counter and counter.group(1) != counter.group(2):
-            return
+        if (counter and counter.group(1) != counter.group(2)) or message.startswith("Downloading"):
+            return  # per-file detail is for the live display only
         with lock:
             console.print(message, markup=False, soft_wrap=True)
 
