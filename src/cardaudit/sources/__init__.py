@@ -14,6 +14,7 @@ from cardaudit.model import (
     RepoSnapshot,
     SafetensorsHeader,
     Target,
+    frozen_mapping,
 )
 
 
@@ -119,7 +120,12 @@ class _Acquisition:
                 raise SourceError(f"path not found: {request.target}")
             if request.revision:
                 ref = replace(ref, revision=request.revision)
-            evidence = self.hub.evidence(ref)
+            try:
+                evidence = self.hub.evidence(ref)
+            except SourceError as exc:
+                if ref.repo_id == request.target and str(exc).startswith("model repo "):
+                    raise SourceError(f"{exc}; no local path {request.target} either") from None
+                raise
         notes: dict[str, Any] = {}
         code, code_problems = self.code_repo(evidence, is_local, notes)
         depth = request.base_depth
@@ -136,7 +142,7 @@ class _Acquisition:
             evidence,
             code=code,
             problems=evidence.problems + tuple(code_problems) + tuple(base_problems),
-            notes={**evidence.notes, **notes},
+            notes=frozen_mapping({**evidence.notes, **notes}),
         )
 
     # ------------------------------------------------------------------ base models
