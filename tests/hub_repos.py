@@ -53,6 +53,28 @@ def moe_tensors(
     return tensors
 
 
+def per_expert_tensors(
+    layers: int, hidden: int, experts: int, expert_dim: int, vocab: int
+) -> dict[str, tuple[str, list[int]]]:
+    """The same model with one tensor per expert matrix (three header entries per expert)."""
+    tensors: dict[str, tuple[str, list[int]]] = {}
+    for name, spec in moe_tensors(layers, hidden, experts, expert_dim, vocab).items():
+        if ".mlp.experts." not in name:
+            tensors[name] = spec
+            continue
+        if not name.endswith("gate_up_proj"):
+            continue
+        prefix = name.rsplit(".experts.", 1)[0] + ".experts"
+        for expert in range(experts):
+            for matrix, shape in (
+                ("gate_proj", [expert_dim, hidden]),
+                ("up_proj", [expert_dim, hidden]),
+                ("down_proj", [hidden, expert_dim]),
+            ):
+                tensors[f"{prefix}.{expert}.{matrix}.weight"] = ("BF16", shape)
+    return tensors
+
+
 def shard(tensors: dict[str, tuple[str, list[int]]], count: int) -> list[dict]:
     """Split tensors into ``count`` shards of about equal byte size, in order."""
     sizes = {name: _nbytes(dtype, shape) for name, (dtype, shape) in tensors.items()}

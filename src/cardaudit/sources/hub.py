@@ -63,6 +63,10 @@ MAX_CARD_COMMITS = 20
 #: safetensors files whose headers are read (the rest are listed, not read).
 MAX_HEADER_FILES = 512
 HEADER_WORKERS = 8
+#: Fewest bytes one tensor's entry takes in a header, besides its name.
+MIN_ENTRY_BYTES = 50
+#: The first read is capped (an index could list tensors a shard does not have).
+MAX_FIRST_READ = 2 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -227,15 +231,17 @@ class HubSource:
             shards = shards[:MAX_HEADER_FILES]
         if not shards:
             return [], note
-        per_shard: dict[str, int] = {}
+        # A lower bound of each shard's header length from the index's tensor names: every
+        # entry is at least `"name":{"dtype":"X","shape":[],"data_offsets":[0,0]},` long.
+        floor: dict[str, int] = {}
         weight_map = (index or {}).get("weight_map")
         if isinstance(weight_map, dict):
-            for shard in weight_map.values():
-                per_shard[str(shard)] = per_shard.get(str(shard), 0) + 1
+            for name, shard in weight_map.items():
+                floor[str(shard)] = floor.get(str(shard), 1) + len(str(name)) + MIN_ENTRY_BYTES
         done = [0]
 
         def one(entry: FileEntry) -> SafetensorsHeader:
-            header = self.read_header(repo_id, sha, entry, per_shard.get(entry.path))
+            header = self.read_header(repo_id, sha, entry, floor.get(entry.path))
             done[0] += 1
             self.step(f"Reading safetensors headers of {repo_id} ({done[0]}/{len(shards)})")
             return header
@@ -244,13 +250,15 @@ class HubSource:
             return list(pool.map(one, shards)), note
 
     def read_header(
-        self, repo_id: str, sha: str, entry: FileEntry, tensors: int | None
+        self, repo_id: str, sha: str, entry: FileEntry, floor: int | None
     ) -> SafetensorsHeader:
-        """One header: a first range sized from the index's tensor count, a second if short."""
+        """One header, never a byte of tensor data: the first Range stops at a lower bound of
+        the header's end (from the index) or at the 8-byte length; a second reads the rest."""
         if entry.size < 8:
             return SafetensorsHeader(entry.path, entry.size, error="file is shorter than 8 bytes")
-        guess = 8 + (tensors * 200 + 2048 if tensors else 16_384)
-        first = self.client.read_range(repo_id, entry.path, sha, 0, min(guess, entry.size) - 1)
+        first = self.client.read_range(
+            repo_id, entry.path, sha, 0, min(8 + min(floor or 0, MAX_FIRST_READ), entry.size) - 1
+        )
         if len(first) < 8:
             return SafetensorsHeader(entry.path, entry.size, error="header is truncated")
         (length,) = struct.unpack("<Q", first[:8])
