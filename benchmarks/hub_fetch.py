@@ -58,10 +58,9 @@ def main() -> None:
 
 
 def run(hub, work: Path, shards: int, per_expert: bool) -> None:
-    from hub_repos import card, moe_tensors, per_expert_tensors, publish_model
-
     from cardaudit.pipeline import audit
     from cardaudit.sources import AuditRequest
+    from hub_repos import card, moe_tensors, per_expert_tensors, publish_model
 
     layout = per_expert_tensors if per_expert else moe_tensors
     tensors = layout(layers=42, hidden=2048, experts=256, expert_dim=512, vocab=151936)
