@@ -22,6 +22,8 @@ os.environ.update(
         "HF_HUB_DISABLE_XET": "1",
         "NO_COLOR": "1",
         "COLUMNS": "120",
+        # Upstream packages (transformers) are looked up only where a test puts them.
+        "CARDAUDIT_UPSTREAM_PATH": _HOME,
     }
 )
 for _var in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "HF_ENDPOINT"):

@@ -9,10 +9,12 @@ from typing import Any
 
 import yaml
 
-from cardaudit.pipeline import audit
-from cardaudit.policy import Policy
+from cardaudit.config import find_config
+from cardaudit.model import Report
+from cardaudit.pipeline import audit_evidence
+from cardaudit.policy import policy_from
 from cardaudit.reporters.json_report import report_to_json
-from cardaudit.sources import AuditRequest
+from cardaudit.sources import AuditRequest, acquire
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -53,10 +55,17 @@ def scenario_request(name: str) -> AuditRequest:
     )
 
 
+def scenario_report(name: str, request: AuditRequest | None = None) -> Report:
+    """Audit a scenario under its model repo's own config (``.cardaudit.toml``), if any."""
+    seed_hub(name)
+    evidence = acquire(request or scenario_request(name))
+    config = find_config(evidence, None, cwd=FIXTURES / name)
+    return audit_evidence(evidence, policy_from(config))
+
+
 def scenario_json(name: str) -> dict[str, Any]:
     """The JSON report of a scenario, with machine-specific paths made relative."""
-    seed_hub(name)
-    data = report_to_json(audit(scenario_request(name), Policy()))
+    data = report_to_json(scenario_report(name))
     data["target"]["path"] = f"fixtures/{name}/model"
     return json.loads(json.dumps(data))
 

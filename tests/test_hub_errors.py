@@ -45,7 +45,9 @@ def one_line_error(result, *phrases: str) -> str:
 def test_repo_not_found(hub: FakeHub) -> None:
     line = one_line_error(run("org/missing"), "model repo org/missing not found on the Hub")
     assert "hf auth login" in line
-    assert line.endswith("; no local path org/missing either")
+    assert line.startswith("cardaudit: error: path not found: org/missing; as a Hub repo: ")
+    hf_url = one_line_error(run("hf://org/missing"))
+    assert hf_url.startswith("cardaudit: error: model repo org/missing not found on the Hub")
 
 
 def test_revision_not_found(hub: FakeHub, tmp_path: Path) -> None:

@@ -20,7 +20,6 @@ app = typer.Typer(
 )
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-FORMATS = ("text", "json")
 FAIL_ON = ("error", "warning", "info", "never")
 
 
@@ -41,6 +40,24 @@ def _width() -> int:
         return max(60, int(os.environ.get("COLUMNS", "")))
     except ValueError:
         return 100
+
+
+def _formats(values: list[str] | None) -> list[str]:
+    """``["json,sarif", "html"]`` → ``["json", "sarif", "html"]`` (order kept, no repeats)."""
+    formats: list[str] = []
+    for value in values or ["text"]:
+        for part in value.split(","):
+            name = part.strip().lower()
+            if name and name not in formats:
+                formats.append(name)
+    return formats or ["text"]
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
 @app.command()
@@ -64,16 +81,30 @@ def audit(
             "--base", help="The base model: a directory or a Hub repo id (overrides the card)."
         ),
     ] = None,
-    output_format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    output_format: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="text, json, sarif, markdown, html, spdx, cyclonedx, badge, shields "
+            "(repeatable or comma-separated; several need --output-dir).",
+        ),
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")
     ] = None,
+    output_dir: Annotated[
+        Path | None,
+        typer.Option("--output-dir", help="Write one file per format into DIR (created)."),
+    ] = None,
     fail_on: Annotated[
-        str,
+        str | None,
         typer.Option(
-            "--fail-on", help="Exit 1 on findings at or above: error, warning, info, never."
+            "--fail-on",
+            help="Exit 1 on findings at or above: error, warning, info, never "
+            "(default: the config's fail-on, else error).",
         ),
-    ] = "error",
+    ] = None,
     select: Annotated[
         list[str] | None,
         typer.Option(
@@ -83,6 +114,17 @@ def audit(
     ignore: Annotated[
         list[str] | None, typer.Option("--ignore", help="Skip these rule ids or prefixes.")
     ] = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="Config file: .cardaudit.toml, or pyproject.toml with a tool.cardaudit table "
+            "(default: the audited repo's, else the working directory's).",
+        ),
+    ] = None,
+    show_suppressed: Annotated[
+        bool, typer.Option("--show-suppressed", help="Also list findings hidden by waivers.")
+    ] = False,
     revision: Annotated[
         str | None,
         typer.Option(
@@ -109,20 +151,26 @@ def audit(
     ] = False,
 ) -> None:
     """Audit a model repo and report what holds and what does not."""
-    from cardaudit.pipeline import audit as run_audit
-    from cardaudit.policy import Policy, split_patterns, validate_patterns
-    from cardaudit.reporters import render
+    from cardaudit.config import find_config
+    from cardaudit.pipeline import audit_evidence
+    from cardaudit.policy import policy_from, split_patterns, validate_patterns
+    from cardaudit.reporters import REPORTERS, output_name, render
     from cardaudit.rules import load_rules
-    from cardaudit.sources import AuditRequest
+    from cardaudit.sources import AuditRequest, acquire
 
-    if output_format not in FORMATS:
-        raise fail(f"unknown --format {output_format!r}; choose from {', '.join(FORMATS)}")
-    if fail_on not in FAIL_ON:
+    formats = _formats(output_format)
+    unknown = [name for name in formats if name not in REPORTERS]
+    if unknown:
+        raise fail(f"unknown --format {unknown[0]!r}; choose from {', '.join(REPORTERS)}")
+    if fail_on is not None and fail_on not in FAIL_ON:
         raise fail(f"unknown --fail-on {fail_on!r}; choose from {', '.join(FAIL_ON)}")
+    if len(formats) > 1 and output_dir is None:
+        raise fail("several formats need --output-dir DIR (one file per format)")
+    if output is not None and output_dir is not None:
+        raise fail("use either --output FILE or --output-dir DIR, not both")
     try:
-        selected, ignored = split_patterns(select), split_patterns(ignore)
-        validate_patterns(selected + ignored, load_rules())
-        policy = Policy(select=selected, ignore=ignored, fail_on=fail_on)  # type: ignore[arg-type]
+        catalogue = load_rules()
+        to_stdout = output is None and output_dir is None
         request = AuditRequest(
             target=target,
             code=code,
@@ -130,17 +178,33 @@ def audit(
             revision=revision,
             base_depth=base_depth,
             code_discovery=code_discovery,
-            progress=not quiet and not (output_format == "json" and output is None),
+            # Silent when asked, and when a machine-readable report goes to stdout.
+            progress=not quiet and not (to_stdout and formats[0] != "text"),
         )
-        report = run_audit(request, policy)
-        text = render(report, output_format, color=_use_color(output), width=_width())
-        if output is not None:
+        evidence = acquire(request)
+        config = find_config(evidence, config_file)
+        policy = policy_from(
+            config, select=split_patterns(select), ignore=split_patterns(ignore), fail_on=fail_on
+        )
+        validate_patterns(policy.select + policy.ignore, catalogue)
+        unknown_ids = sorted(set(policy.severity) - set(catalogue))
+        if unknown_ids:
+            raise fail(f"severity override for unknown rule {unknown_ids[0]!r}")
+        report = audit_evidence(evidence, policy)
+        options = {"show_suppressed": show_suppressed, "width": _width()}
+        if output_dir is not None:
             try:
-                output.write_text(text, encoding="utf-8")
+                output_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise fail(f"cannot write {output}: {exc.strerror or exc}") from exc
+                raise fail(f"cannot create {output_dir}: {exc.strerror or exc}") from exc
+            for name in formats:
+                _write(output_dir / output_name(name), render(report, name, color=False, **options))
         else:
-            sys.stdout.write(text)
+            text = render(report, formats[0], color=_use_color(output), **options)
+            if output is not None:
+                _write(output, text)
+            else:
+                sys.stdout.write(text)
     except AuditError as exc:
         raise fail(str(exc)) from exc
     raise typer.Exit(EXIT_FINDINGS if policy.fails(report) else EXIT_CLEAN)
@@ -168,8 +232,18 @@ def rules(
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point; an unexpected crash is one line unless CARDAUDIT_DEBUG is set."""
+    try:
+        app()
+    except Exception as exc:  # a bug: say so plainly instead of dumping a traceback
+        if os.environ.get("CARDAUDIT_DEBUG"):
+            raise
+        typer.echo(
+            f"cardaudit: internal error: {type(exc).__name__}: {exc} "
+            "(set CARDAUDIT_DEBUG=1 for the traceback and please report it)",
+            err=True,
+        )
+        sys.exit(EXIT_ERROR)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from cardaudit.checks.registry import NotApplicable, registered_checks
+from cardaudit.checks.waivers import EXPIRED_WAIVER_RULE, expired_waiver_hit
 from cardaudit.extract import build_facts
 from cardaudit.model import CheckRun, Evidence, Facts, Finding, Report
-from cardaudit.policy import Policy, sort_findings
+from cardaudit.policy import Policy, apply_waivers, sort_findings, today
 from cardaudit.rules import Rule, load_rules
 from cardaudit.sources import AuditRequest, acquire
 
@@ -49,13 +50,32 @@ def audit_evidence(evidence: Evidence, policy: Policy) -> Report:
     """Audit already-acquired evidence."""
     facts = build_facts(evidence)
     runs, findings = run_checks(evidence, facts, policy)
+    findings += _external_expired_waivers(policy)
+    kept, suppressed = apply_waivers(findings, policy.waivers, today())
     return Report(
         target=evidence.target,
         facts=facts,
         checks=runs,
-        findings=sort_findings(findings),
+        findings=sort_findings(kept),
+        suppressed=sort_findings(suppressed),
         evidence=evidence,
     )
+
+
+def _external_expired_waivers(policy: Policy) -> list[Finding]:
+    """SRC030 findings for expired waivers in a config file outside the audited repo.
+
+    Waivers in the repo's own config are reported (with their line) by the SRC030 check.
+    """
+    rule = load_rules().get(EXPIRED_WAIVER_RULE)
+    if rule is None or not policy.selected(rule.id):
+        return []
+    on = today()
+    return [
+        _finding(rule, policy, expired_waiver_hit(waiver, repo="config"))
+        for waiver in policy.waivers
+        if waiver.expired(on) and not waiver.in_repo
+    ]
 
 
 def audit(request: AuditRequest, policy: Policy | None = None) -> Report:

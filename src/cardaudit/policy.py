@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Literal
 
 from cardaudit.errors import UsageError
 from cardaudit.model import SEVERITY_RANK, Finding, Report, Severity, frozen_mapping
+
+if TYPE_CHECKING:
+    from cardaudit.config import Config, Waiver
 
 FailOn = Literal["error", "warning", "info", "never"]
 
@@ -22,6 +27,7 @@ class Policy:
     ignore: tuple[str, ...] = ()
     severity: Mapping[str, Severity] = field(default_factory=frozen_mapping)
     fail_on: FailOn = "error"
+    waivers: tuple[Waiver, ...] = ()
 
     def selected(self, rule_id: str) -> bool:
         """Selected by id or prefix, and not ignored (an exact id beats a prefix)."""
@@ -72,3 +78,50 @@ def sort_findings(findings: Iterable[Finding]) -> tuple[Finding, ...]:
             ),
         )
     )
+
+
+def today() -> date:
+    """The UTC date waivers are judged against."""
+    return datetime.now(UTC).date()
+
+
+def policy_from(
+    config: Config,
+    *,
+    select: tuple[str, ...] = (),
+    ignore: tuple[str, ...] = (),
+    fail_on: str | None = None,
+) -> Policy:
+    """Policy from a config file; command-line values (when given) override it."""
+    return Policy(
+        select=select or config.select,
+        ignore=ignore or config.ignore,
+        severity=frozen_mapping(config.severity),
+        fail_on=fail_on or config.fail_on or "error",  # type: ignore[arg-type]
+        waivers=config.waivers,
+    )
+
+
+def waiver_for(finding: Finding, waivers: Iterable[Waiver], on: date) -> Waiver | None:
+    """The first unexpired waiver covering ``finding`` (same rule; path glob if given)."""
+    for waiver in waivers:
+        if waiver.rule != finding.rule_id or waiver.expired(on):
+            continue
+        if waiver.path is None or fnmatchcase(finding.location.path or "", waiver.path):
+            return waiver
+    return None
+
+
+def apply_waivers(
+    findings: Iterable[Finding], waivers: Iterable[Waiver], on: date
+) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """Split findings into (kept, suppressed); suppressed ones say which waiver hid them."""
+    waivers = tuple(waivers)
+    kept, suppressed = [], []
+    for finding in findings:
+        waiver = waiver_for(finding, waivers, on)
+        if waiver is None:
+            kept.append(finding)
+        else:
+            suppressed.append(replace(finding, suppressed_by=waiver.describe()))
+    return tuple(kept), tuple(suppressed)

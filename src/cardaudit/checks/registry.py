@@ -15,6 +15,9 @@ CHECK_MODULES: tuple[str, ...] = (
     "sources",
     "licence",
     "attribution",
+    "derivation",
+    "code_attribution",
+    "waivers",
     "acquisition",
 )
 

@@ -12,7 +12,31 @@ from cardaudit.model import Report
 REPORTERS: dict[str, str] = {
     "text": "text",
     "json": "json_report",
+    "sarif": "sarif",
+    "markdown": "markdown",
+    "html": "html",
+    "spdx": "spdx",
+    "cyclonedx": "cyclonedx",
+    "badge": "badge",
+    "shields": "badge_endpoint",
 }
+
+#: File name per format when writing several at once (``--output-dir``).
+OUTPUT_NAMES: dict[str, str] = {
+    "text": "cardaudit.txt",
+    "json": "cardaudit.json",
+    "sarif": "cardaudit.sarif",
+    "markdown": "cardaudit.md",
+    "html": "cardaudit.html",
+    "spdx": "cardaudit.spdx.json",
+    "cyclonedx": "cardaudit.cdx.json",
+    "badge": "cardaudit-badge.svg",
+    "shields": "cardaudit-badge.json",
+}
+
+
+def output_name(name: str) -> str:
+    return OUTPUT_NAMES.get(name, f"cardaudit.{name}")
 
 
 def get_reporter(name: str) -> Callable[..., str]:

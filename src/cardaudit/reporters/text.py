@@ -40,6 +40,10 @@ def _facts_table(report: Report):
         table.add_row(
             "base model", f"{ref.id} ({ref.relation or 'relation unknown'}, {ref.source})"
         )
+    from cardaudit.reporters.lineage_text import lineage_rows
+
+    for label, value in lineage_rows(facts.extra):
+        table.add_row(label, _escape(value))
     if facts.promises:
         table.add_row("promises", f"{len(facts.promises)} found")
     if facts.claims:
@@ -47,20 +51,22 @@ def _facts_table(report: Report):
     return table
 
 
-def _findings_table(report: Report):
+def _findings_table(report: Report, findings=None, title: str = "Findings"):
     from rich.table import Table
 
-    table = Table(title="Findings", show_lines=True, expand=True)
+    table = Table(title=title, show_lines=True, expand=True)
     table.add_column("severity", no_wrap=True)
     table.add_column("rule", no_wrap=True)
     table.add_column("where", overflow="fold", ratio=1)
     table.add_column("finding", overflow="fold", ratio=3)
-    for finding in report.findings:
+    for finding in report.findings if findings is None else findings:
         detail = _escape(finding.message)
         if finding.evidence:
             detail += f"\n[dim]evidence:[/dim] {_escape(finding.evidence)}"
         if finding.remediation:
             detail += f"\n[dim]fix:[/dim] {_escape(finding.remediation)}"
+        if finding.suppressed_by:
+            detail += f"\n[dim]suppressed by:[/dim] {_escape(finding.suppressed_by)}"
         table.add_row(
             f"[{SEVERITY_STYLE[finding.severity]}]{finding.severity}[/]",
             finding.rule_id,
@@ -76,7 +82,14 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
-def render(report: Report, *, color: bool = False, width: int = 100, **_options: object) -> str:
+def render(
+    report: Report,
+    *,
+    color: bool = False,
+    width: int = 100,
+    show_suppressed: bool = False,
+    **_options: object,
+) -> str:
     from rich.console import Console
     from rich.panel import Panel
 
@@ -105,6 +118,8 @@ def render(report: Report, *, color: bool = False, width: int = 100, **_options:
         console.print(_findings_table(report))
     else:
         console.print("No findings.")
+    if show_suppressed and report.suppressed:
+        console.print(_findings_table(report, report.suppressed, "Suppressed by waivers"))
     summary = report.summary
     ran = len(report.checks)
     console.print(

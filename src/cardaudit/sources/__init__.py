@@ -123,8 +123,12 @@ class _Acquisition:
             try:
                 evidence = self.hub.evidence(ref)
             except SourceError as exc:
-                if ref.repo_id == request.target and str(exc).startswith("model repo "):
-                    raise SourceError(f"{exc}; no local path {request.target} either") from None
+                # A bare org/name may equally be a mistyped local path: say both.
+                unreachable = str(exc).startswith(("model repo ", "cannot reach", "the Hub at"))
+                if ref.repo_id == request.target and unreachable:
+                    raise SourceError(
+                        f"path not found: {request.target}; as a Hub repo: {exc}"
+                    ) from None
                 raise
         notes: dict[str, Any] = {}
         code, code_problems = self.code_repo(evidence, is_local, notes)

@@ -10,6 +10,8 @@ from cardaudit.model import FileEntry, Location, Problem, RepoSnapshot, TextFile
 
 #: Text files larger than this are listed but not read.
 MAX_TEXT_BYTES = 4 * 1024 * 1024
+#: Files that are often bigger and still needed whole (a tokenizer.json holds the vocabulary).
+MAX_TEXT_BYTES_BY_NAME = {"tokenizer.json": 32 * 1024 * 1024}
 #: At most this many text files are read from one repo (huge code repos stay bounded).
 MAX_TEXT_FILES = 4000
 SKIP_DIRS = {
@@ -125,8 +127,9 @@ def read_snapshot(
     for entry in files:
         if not wants_text(entry.path):
             continue
-        if entry.size > MAX_TEXT_BYTES:
-            skipped[entry.path] = f"larger than {MAX_TEXT_BYTES} bytes"
+        limit = MAX_TEXT_BYTES_BY_NAME.get(entry.path.rsplit("/", 1)[-1], MAX_TEXT_BYTES)
+        if entry.size > limit:
+            skipped[entry.path] = f"larger than {limit} bytes"
             continue
         if len(texts) >= MAX_TEXT_FILES:
             skipped[entry.path] = f"over the {MAX_TEXT_FILES}-file limit"

@@ -1,0 +1,250 @@
+"""CycloneDX 1.6 ML-BOM: the model as a ``machine-learning-model`` component.
+
+The BOM is built with cyclonedx-python-lib: the model component (declared licence, Hub
+purl, the audited text files as ``file`` sub-components with SHA-1/SHA-256 hashes), its base
+models as ``pedigree.ancestors`` and its code repo as a dependency. The library does not
+model ``modelCard`` yet, so that object (task, architecture, datasets, and the audit's facts
+as properties) is added to the serialised component, and the complete document is then
+checked with the library's strict 1.6 JSON validator. ``SOURCE_DATE_EPOCH`` makes it
+reproducible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from typing import Any
+
+from cardaudit import __version__
+from cardaudit.errors import AuditError
+from cardaudit.model import Report
+from cardaudit.reporters.common import ancestors, build_time, hub_url
+
+MODEL_REF = "model"
+CODE_REF = "code-repo"
+
+
+class CycloneDxError(AuditError):
+    """The BOM failed validation (a bug: reported in one line, exit 2)."""
+
+
+def _licences(
+    expression: str | None,
+    name: str | None = None,
+    link: str | None = None,
+    *,
+    concluded: bool = False,
+):
+    from cyclonedx.model import XsUri
+    from cyclonedx.model.license import (
+        DisjunctiveLicense,
+        LicenseAcknowledgement,
+        LicenseExpression,
+    )
+
+    from cardaudit.extract.licence_table import normalise_spdx
+
+    how = LicenseAcknowledgement.CONCLUDED if concluded else LicenseAcknowledgement.DECLARED
+    if expression:
+        spdx, error = normalise_spdx(expression)
+        if spdx and not error:
+            return [LicenseExpression(spdx, acknowledgement=how)]
+    if name:
+        return [
+            DisjunctiveLicense(
+                name=name,
+                url=XsUri(link) if link else None,
+                acknowledgement=how,
+            )
+        ]
+    return []
+
+
+def _purl(repo_id: str, revision: str | None):
+    from packageurl import PackageURL
+
+    if hub_url(repo_id) is None:
+        return None
+    namespace, name = repo_id.split("/")
+    return PackageURL(type="huggingface", namespace=namespace, name=name, version=revision)
+
+
+def _web(url: str | None) -> list[Any]:
+    from cyclonedx.model import ExternalReference, ExternalReferenceType, XsUri
+
+    return [ExternalReference(type=ExternalReferenceType.WEBSITE, url=XsUri(url))] if url else []
+
+
+def _files(report: Report) -> list[Any]:
+    from cyclonedx.model import HashAlgorithm, HashType
+    from cyclonedx.model.component import Component, ComponentType
+
+    evidence = report.evidence
+    if evidence is None:
+        return []
+    files = []
+    for path, text in sorted(evidence.repo.texts.items()):
+        data = text.text.encode("utf-8")
+        files.append(
+            Component(
+                type=ComponentType.FILE,
+                name=path,
+                bom_ref=f"file:{path}",
+                hashes=[
+                    HashType(alg=HashAlgorithm.SHA_1, content=hashlib.sha1(data).hexdigest()),
+                    HashType(alg=HashAlgorithm.SHA_256, content=hashlib.sha256(data).hexdigest()),
+                ],
+            )
+        )
+    return files
+
+
+def _ancestor_components(report: Report) -> list[Any]:
+    from cyclonedx.model import Property
+    from cyclonedx.model.component import Component, ComponentType
+
+    found = []
+    for index, ancestor in enumerate(ancestors(report), start=1):
+        found.append(
+            Component(
+                type=ComponentType.MACHINE_LEARNING_MODEL,
+                name=ancestor.id,
+                bom_ref=f"base-{index}",
+                version=ancestor.revision,
+                licenses=_licences(ancestor.licence),
+                purl=_purl(ancestor.id, ancestor.revision),
+                external_references=_web(ancestor.url),
+                properties=[
+                    Property(
+                        name="cardaudit:base_model_relation",
+                        value=ancestor.relation or "not declared",
+                    )
+                ],
+            )
+        )
+    return found
+
+
+def build_bom(report: Report) -> Any:
+    from cyclonedx.model import Property
+    from cyclonedx.model.bom import Bom, BomMetaData
+    from cyclonedx.model.component import Component, ComponentType, Pedigree
+    from cyclonedx.model.dependency import Dependency
+    from cyclonedx.model.tool import ToolRepository
+
+    target, licence = report.target, report.facts.license
+    summary = report.summary
+    ancestors_ = _ancestor_components(report)
+    model = Component(
+        type=ComponentType.MACHINE_LEARNING_MODEL,
+        name=target.id,
+        bom_ref=MODEL_REF,
+        version=target.revision,
+        licenses=_licences(licence.declared, licence.declared_name, licence.declared_link),
+        purl=_purl(target.id, target.revision) if target.kind == "hub" else None,
+        external_references=_web(hub_url(target.id) if target.kind == "hub" else None),
+        pedigree=Pedigree(ancestors=ancestors_) if ancestors_ else None,
+        components=_files(report),
+        properties=[
+            Property(name="cardaudit:errors", value=str(summary.error)),
+            Property(name="cardaudit:warnings", value=str(summary.warning)),
+            Property(name="cardaudit:info", value=str(summary.info)),
+            Property(name="cardaudit:suppressed", value=str(summary.suppressed)),
+        ],
+    )
+    components, dependencies = [], []
+    code = report.evidence.code if report.evidence is not None else None
+    if code is not None:
+        code_licence = (licence.code_repo or {}).get("identified")
+        components.append(
+            Component(
+                type=ComponentType.APPLICATION,
+                name=code.id,
+                bom_ref=CODE_REF,
+                version=code.revision,
+                licenses=_licences(code_licence, concluded=True),
+                external_references=_web(code.url),
+                description="Code repository behind the model (training / inference code).",
+            )
+        )
+        dependencies.append(
+            Dependency(ref=model.bom_ref, dependencies=[Dependency(ref=components[0].bom_ref)])
+        )
+    tool = Component(type=ComponentType.APPLICATION, name="cardaudit", version=__version__)
+    seed = f"{target.id}|{target.revision or ''}|{json.dumps(licence.declared)}"
+    return Bom(
+        serial_number=uuid.uuid5(uuid.NAMESPACE_URL, f"cardaudit:{seed}"),
+        metadata=BomMetaData(
+            timestamp=build_time(),
+            component=model,
+            tools=ToolRepository(components=[tool]),
+        ),
+        components=components,
+        dependencies=dependencies,
+    )
+
+
+def model_card(report: Report) -> dict[str, Any]:
+    """The CycloneDX ``modelCard`` for the model, from its card, config and the audit's facts."""
+    evidence = report.evidence
+    metadata = dict(evidence.card.metadata) if evidence is not None and evidence.card else {}
+    config = dict(evidence.config or {}) if evidence is not None else {}
+    parameters: dict[str, Any] = {}
+    task = metadata.get("pipeline_tag")
+    if isinstance(task, str):
+        parameters["task"] = task
+    if isinstance(config.get("model_type"), str):
+        parameters["architectureFamily"] = config["model_type"]
+    architectures = config.get("architectures")
+    if isinstance(architectures, list) and architectures and isinstance(architectures[0], str):
+        parameters["modelArchitecture"] = architectures[0]
+    datasets = metadata.get("datasets")
+    if isinstance(datasets, str):
+        datasets = [datasets]
+    if isinstance(datasets, list):
+        parameters["datasets"] = [
+            {"type": "dataset", "name": str(name)} for name in datasets if str(name).strip()
+        ]
+    facts = report.facts
+    properties: list[dict[str, str]] = []
+
+    def add(name: str, value: Any) -> None:
+        if value is not None:
+            properties.append({"name": f"cardaudit:{name}", "value": str(value)})
+
+    add("parameters.total", facts.parameters.total)
+    add("parameters.active", facts.parameters.active)
+    for dtype, count in facts.parameters.by_dtype.items():
+        add(f"parameters.{dtype}", count)
+    add("parameters.source", facts.parameters.source)
+    add("memory.weight_bytes", facts.memory.weight_bytes)
+    add("memory.kv_cache_bytes_per_token", facts.memory.kv_cache_bytes_per_token)
+    add("memory.context_length", facts.memory.context_length)
+    for promise in facts.promises:
+        add(f"promise.{promise.status}", f"{promise.artifact} ({promise.path}:{promise.line})")
+    card: dict[str, Any] = {"bom-ref": "model-card"}
+    if parameters:
+        card["modelParameters"] = parameters
+    if properties:
+        card["properties"] = properties
+    return card
+
+
+def validate(text: str) -> None:
+    from cyclonedx.schema import SchemaVersion
+    from cyclonedx.validation.json import JsonStrictValidator
+
+    error = JsonStrictValidator(SchemaVersion.V1_6).validate_str(text)
+    if error is not None:
+        raise CycloneDxError(f"CycloneDX BOM is invalid: {str(error).splitlines()[0][:300]}")
+
+
+def render(report: Report, **_options: object) -> str:
+    from cyclonedx.output.json import JsonV1Dot6
+
+    data = json.loads(JsonV1Dot6(build_bom(report)).output_as_string())
+    data["metadata"]["component"]["modelCard"] = model_card(report)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    validate(text)
+    return text
