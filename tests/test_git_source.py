@@ -181,3 +181,33 @@ def test_credentials_are_redacted_from_urls() -> None:
 )
 def test_code_url_forms(url: str, expected: tuple[str, str | None]) -> None:
     assert split_code_url(url) == expected
+
+
+def test_history_blobs_are_prefetched_in_one_go(github: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    from cardaudit.sources.git import clone, prefetch_history_blobs
+
+    work = git.Repo.init(tmp_path / "many", initial_branch="main")
+    root = Path(work.working_dir)
+    for number in range(12):
+        (root / "README.md").write_text(f"version {number}\n")
+        (root / "train.py").write_text(f"step = {number}\n")
+        work.index.add(["README.md", "train.py"])
+        work.index.commit(f"commit {number}")
+    bare = github / "o" / "many"
+    git.Repo.clone_from(root, bare, bare=True).git.config("uploadpack.allowFilter", "true")
+    clone_root = clone(bare.as_uri())
+
+    def missing() -> int:
+        listing = subprocess.run(
+            ["git", "-C", str(clone_root), "rev-list", "--objects", "--all", "--missing=print"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        return sum(line.startswith("?") for line in listing.splitlines())
+
+    assert missing() == 22  # blobless: 11 old READMEs + 11 old train.py
+    assert prefetch_history_blobs(clone_root) == 12
+    assert missing() == 11  # only code history stays remote

@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -122,6 +123,55 @@ def split_code_url(url: str) -> tuple[str, str | None]:
     return base, revision or None
 
 
+def prefetch_history_blobs(root: Path) -> int:
+    """Fetch, in one request, every version of the files whose history is read (README,
+    LICENSE, NOTICE...), so the history reader does not lazily fetch them one by one.
+
+    Best effort: returns how many blobs were asked for (0 when nothing was or could be).
+    """
+    import git
+
+    from cardaudit.sources.history import MAX_VERSIONS, tracked_history_paths
+    from cardaudit.sources.local import list_files
+
+    paths = tracked_history_paths(entry.path for entry in list_files(root))
+    if not paths:
+        return 0
+    repo = git.Repo(root)
+    try:
+        raw = repo.git.log(
+            "--raw", "--no-abbrev", "--format=", f"--max-count={MAX_VERSIONS}", "--", *paths
+        )
+        blob_ids = set()
+        for line in raw.splitlines():
+            fields = line.split()
+            if len(fields) >= 4 and line.startswith(":") and set(fields[3]) != {"0"}:
+                blob_ids.add(fields[3])
+        if not blob_ids:
+            return 0
+        with tempfile.TemporaryFile() as ids, repo.git.custom_environment(**_git_env()):
+            ids.write("".join(f"{oid}\n" for oid in sorted(blob_ids)).encode())
+            ids.seek(0)
+            repo.git.execute(
+                [
+                    "git",
+                    "-c",
+                    "fetch.negotiationAlgorithm=noop",
+                    "fetch",
+                    "origin",
+                    "--no-tags",
+                    "--no-write-fetch-head",
+                    "--recurse-submodules=no",
+                    "--filter=blob:none",
+                    "--stdin",
+                ],
+                istream=ids,
+            )
+        return len(blob_ids)
+    except git.GitCommandError:
+        return 0
+
+
 def code_snapshot(url: str) -> tuple[RepoSnapshot, list[Problem]]:
     """Clone ``url`` (``URL#REV`` picks a revision) and read it like a local checkout."""
     from dataclasses import replace
@@ -130,6 +180,7 @@ def code_snapshot(url: str) -> tuple[RepoSnapshot, list[Problem]]:
 
     base, revision = split_code_url(url)
     root = clone(base, revision=revision)
+    prefetch_history_blobs(root)
     snapshot, problems = read_snapshot(root, repo_label="code", kind="git")
     name = urlsplit(base).path.strip("/").removesuffix(".git") or snapshot.id
     return replace(snapshot, id=name, url=redact_url(base)), problems
