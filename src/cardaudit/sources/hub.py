@@ -199,9 +199,16 @@ class HubSource:
             sha,
         )
         examined = commits[: self.card_commits or MAX_CARD_COMMITS]
+        oldest_first = list(reversed(examined))
+        with ThreadPoolExecutor(max_workers=HEADER_WORKERS) as pool:
+            paths = list(
+                pool.map(
+                    lambda commit: self.client.download(repo_id, "README.md", commit.commit_id),
+                    oldest_first,
+                )
+            )
         versions: list[FileVersion] = []
-        for commit in reversed(examined):  # oldest first
-            local = self.client.download(repo_id, "README.md", commit.commit_id)
+        for commit, local in zip(oldest_first, paths, strict=True):
             if local is None:
                 continue
             text = decode_text(local.read_bytes())
