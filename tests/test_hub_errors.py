@@ -114,6 +114,16 @@ def test_gated_with_access_uses_the_token_and_never_prints_it(
     assert all(e.authorization is None for e in hub.log if e.host == "cdn")
 
 
+def test_invalid_token(hub: FakeHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    hub.fault(
+        r"^/api/models/", 401, body=b'{"error": "Invalid credentials in Authorization header"}'
+    )
+    result = run("org/model")
+    one_line_error(result, "the Hub rejected your token (HTTP 401)")
+    assert TOKEN not in result.output
+
+
 def test_token_from_hf_login_file(
     hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -190,6 +190,11 @@ class HubClient:
                 f"cannot {what} for {repo_id}: HF_HUB_OFFLINE is set (unset it to reach the Hub)"
             )
         status = _status(exc)
+        if status == 401 and self.token:
+            return SourceError(
+                f"the Hub rejected your token (HTTP 401) while trying to {what}: "
+                f"check HF_TOKEN or run `hf auth login` again"
+            )
         if status in (401, 403):
             return SourceError(f"access to {repo_id} denied (HTTP {status}) while trying to {what}")
         if status is not None:
