@@ -90,6 +90,7 @@ def run(hub, work: Path, shards: int, per_expert: bool) -> None:
         times = []
         for _ in range(3):  # median of three cold-cache runs (the machine may be shared)
             shutil.rmtree(work / "hf-cache", ignore_errors=True)
+            shutil.rmtree(work / "cardaudit-cache", ignore_errors=True)
             hub.log.clear()
             start = time.perf_counter()
             request = AuditRequest(target="bench/moe-35b", base_depth=depth, code_discovery=False)

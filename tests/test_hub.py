@@ -258,3 +258,19 @@ def test_local_target_fetches_card_base_from_hub_when_asked(hub: FakeHub, tmp_pa
     assert hub.log == []
     evidence = acquire(AuditRequest(target=str(local), base_depth=1))
     assert [b.target.id for b in evidence.base] == ["org/base"]
+
+
+def test_hf_home_cache_is_used_without_hf_hub_cache(
+    hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HF_HUB_CACHE")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "home"))
+    publish_model(hub, "org/model", tmp_path / "m")
+    evidence = acquire(AuditRequest(target="org/model", code_discovery=False))
+    assert Path(evidence.repo.path or "").is_relative_to(tmp_path / "home" / "hub")
+    # A second audit of the same commit is served from the caches: nothing is fetched again
+    # (safetensors headers are kept in the cardaudit cache, keyed by commit).
+    hub.log.clear()
+    again = acquire(AuditRequest(target="org/model", code_discovery=False))
+    assert not hub.requests("GET", "/resolve/") and not hub.requests(None, "/cdn/")
+    assert again.safetensors == evidence.safetensors

@@ -235,3 +235,8 @@ def test_progress_on_stderr_unless_quiet_or_json(hub: FakeHub, tmp_path: Path) -
     assert run("org/model", "-f", "json", quiet=False).stderr == ""
     to_file = run("org/model", "-f", "json", "-o", str(tmp_path / "r.json"), quiet=False)
     assert "Resolving" in to_file.stderr
+
+
+def test_revision_on_a_local_path_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("---\nlicense: mit\n---\n")
+    one_line_error(run(str(tmp_path), "--revision", "main"), "--revision applies to Hub targets")

@@ -69,6 +69,14 @@ MIN_ENTRY_BYTES = 50
 MAX_FIRST_READ = 2 * 1024 * 1024
 
 
+def header_cache_path(repo_id: str, sha: str, path: str) -> Path:
+    """Where the header of ``path`` at commit ``sha`` is kept (a commit never changes)."""
+    from cardaudit.sources.git import cache_root
+
+    safe = re.sub(r"[^\w.-]+", "--", f"{repo_id}/{sha}/{path}")
+    return cache_root() / "safetensors-headers" / f"{safe}.json"
+
+
 @dataclass(frozen=True)
 class HubRef:
     """A Hub model repo named on the command line, and the revision it asks for."""
@@ -263,31 +271,50 @@ class HubSource:
         the header's end (from the index) or at the 8-byte length; a second reads the rest."""
         if entry.size < 8:
             return SafetensorsHeader(entry.path, entry.size, error="file is shorter than 8 bytes")
+        cached = header_cache_path(repo_id, sha, entry.path)
+        try:
+            header = json.loads(cached.read_bytes())
+        except (OSError, ValueError):
+            header = None
+        if isinstance(header, dict):
+            return parse_header_json(entry.path, entry.size, header)
+        parsed = self.fetch_header(repo_id, sha, entry, floor)
+        if parsed[1] is not None:
+            try:
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                cached.write_bytes(parsed[1])
+            except OSError:
+                pass  # a read-only cache only costs a refetch next time
+        return parsed[0]
+
+    def fetch_header(
+        self, repo_id: str, sha: str, entry: FileEntry, floor: int | None
+    ) -> tuple[SafetensorsHeader, bytes | None]:
+        """The header read by Range, and its raw JSON when it parsed (for the cache)."""
         first = self.client.read_range(
             repo_id, entry.path, sha, 0, min(8 + min(floor or 0, MAX_FIRST_READ), entry.size) - 1
         )
         if len(first) < 8:
-            return SafetensorsHeader(entry.path, entry.size, error="header is truncated")
+            return SafetensorsHeader(entry.path, entry.size, error="header is truncated"), None
         (length,) = struct.unpack("<Q", first[:8])
         if length > MAX_HEADER_BYTES or length > entry.size - 8:
-            return SafetensorsHeader(
-                entry.path, entry.size, error=f"header length {length} is impossible"
-            )
+            error = f"header length {length} is impossible"
+            return SafetensorsHeader(entry.path, entry.size, error=error), None
         raw = first[8 : 8 + length]
         if len(raw) < length:
             rest = self.client.read_range(repo_id, entry.path, sha, len(first), length + 7)
             raw += rest
         if len(raw) < length:
-            return SafetensorsHeader(entry.path, entry.size, error="header is truncated")
+            return SafetensorsHeader(entry.path, entry.size, error="header is truncated"), None
         try:
             header = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
-            return SafetensorsHeader(
-                entry.path, entry.size, error=f"header is not valid JSON: {exc}"
-            )
+            error = f"header is not valid JSON: {exc}"
+            return SafetensorsHeader(entry.path, entry.size, error=error), None
         if not isinstance(header, dict):
-            return SafetensorsHeader(entry.path, entry.size, error="header is not a JSON object")
-        return parse_header_json(entry.path, entry.size, header)
+            error = "header is not a JSON object"
+            return SafetensorsHeader(entry.path, entry.size, error=error), None
+        return parse_header_json(entry.path, entry.size, header), raw
 
     # ------------------------------------------------------------------ evidence
 
