@@ -192,6 +192,24 @@ class SafetensorsHeader:
     tensors: tuple[TensorInfo, ...] = ()
     metadata: Mapping[str, str] = field(default_factory=frozen_mapping)
     error: str | None = None
+    #: Bytes of the JSON header (after the 8-byte length); None when unknown.
+    header_length: int | None = None
+
+
+@dataclass(frozen=True)
+class GGUFHeader:
+    """The parsed header of one .gguf file: metadata scalars and tensor infos (never data).
+
+    ``tensors`` use ggml type names as dtype and the logical (unquantized) shape;
+    ``tensor_bytes`` is the size of the data section the header describes.
+    """
+
+    path: str
+    size: int | None
+    tensors: tuple[TensorInfo, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=frozen_mapping)
+    tensor_bytes: int = 0
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -229,6 +247,7 @@ class Evidence:
     base: tuple[Evidence, ...] = ()
     base_relation: str | None = None
     problems: tuple[Problem, ...] = ()
+    gguf: tuple[GGUFHeader, ...] = ()
     #: How the evidence was gathered (e.g. ``code_repo_choice``: which card link was cloned, why).
     notes: Mapping[str, Any] = field(default_factory=frozen_mapping)
 

@@ -18,6 +18,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "derivation",
     "code_attribution",
     "waivers",
+    "memory",
     "acquisition",
 )
 

@@ -2,20 +2,51 @@
 
 from __future__ import annotations
 
-from cardaudit.model import Evidence, Facts, frozen_mapping
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from cardaudit.model import Evidence, Facts, LicenceFacts, MemoryFacts, ParameterFacts
+
+T = TypeVar("T")
+
+
+class _Attempts:
+    """Run extractors so that one failing extractor costs only its own facts, visibly."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def run(self, name: str, extractor: Callable[[], T], fallback: T) -> T:
+        try:
+            return extractor()
+        except Exception as exc:  # recorded in facts.extract_errors, never silently lost
+            self.errors.append(f"{name}: {type(exc).__name__}: {exc}")
+            return fallback
 
 
 def build_facts(evidence: Evidence) -> Facts:
-    """Every fact about ``evidence``; extractors never raise on odd input."""
+    """Every fact about ``evidence``; an extractor that fails is listed in ``extract_errors``."""
     from cardaudit.extract.derivation import derivation_facts
     from cardaudit.extract.licence import licence_facts
+    from cardaudit.extract.sizing import sizing_facts
 
-    licence = licence_facts(evidence)
-    try:
-        base_models, lineage_extra = derivation_facts(evidence, licence.declared)
-    except Exception:  # lineage facts are best effort; the DRV checks report what they can
-        base_models, lineage_extra = (), {}
-    extra = dict(lineage_extra)
+    attempts = _Attempts()
+    licence = attempts.run("licence", lambda: licence_facts(evidence), LicenceFacts())
+    base_models, lineage_extra = attempts.run(
+        "derivation", lambda: derivation_facts(evidence, licence.declared), ((), {})
+    )
+    parameters, memory, figures = attempts.run(
+        "sizing", lambda: sizing_facts(evidence), (ParameterFacts(), MemoryFacts(), [])
+    )
+    extra: dict[str, Any] = {**lineage_extra, "figures": figures}
     if "code_repo_choice" in evidence.notes:
         extra["code_repo_choice"] = evidence.notes["code_repo_choice"]
-    return Facts(license=licence, base_models=base_models, extra=frozen_mapping(extra))
+    if attempts.errors:
+        extra["extract_errors"] = attempts.errors
+    return Facts(
+        license=licence,
+        parameters=parameters,
+        memory=memory,
+        base_models=base_models,
+        extra=extra,
+    )

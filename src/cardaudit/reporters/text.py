@@ -51,6 +51,23 @@ def _facts_table(report: Report):
     return table
 
 
+def _sizing_table(report: Report):
+    """Parameters and memory: counts, weights in several precisions, KV cache, context."""
+    from cardaudit.reporters.sizing import sizing_rows
+
+    rows = sizing_rows(report.facts)
+    if not rows:
+        return None
+    from rich.table import Table
+
+    table = Table(title="Parameters and memory", show_header=False, box=None, pad_edge=False)
+    table.add_column("figure", style="bold")
+    table.add_column("value", overflow="fold")
+    for name, value in rows:
+        table.add_row(name, _escape(value))
+    return table
+
+
 def _findings_table(report: Report, findings=None, title: str = "Findings"):
     from rich.table import Table
 
@@ -114,6 +131,10 @@ def render(
     )
     console.print(_facts_table(report))
     console.print()
+    sizing = _sizing_table(report)
+    if sizing is not None:
+        console.print(sizing)
+        console.print()
     if report.findings:
         console.print(_findings_table(report))
     else:

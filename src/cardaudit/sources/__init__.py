@@ -9,6 +9,7 @@ from typing import Any
 from cardaudit.errors import SourceError
 from cardaudit.model import (
     Evidence,
+    GGUFHeader,
     Location,
     Problem,
     RepoSnapshot,
@@ -50,6 +51,17 @@ def read_local_headers(root: Path, snapshot: RepoSnapshot) -> list[SafetensorsHe
     return headers
 
 
+def read_local_gguf(root: Path, snapshot: RepoSnapshot) -> list[GGUFHeader]:
+    """Headers of every .gguf file in a local repo (tensor data is never read)."""
+    from cardaudit.sources.gguf_header import read_gguf_header
+
+    return [
+        read_gguf_header(str(root / entry.path), entry.path, entry.size)
+        for entry in snapshot.files
+        if entry.path.lower().endswith(".gguf")
+    ]
+
+
 def local_evidence(
     path: str, *, code: RepoSnapshot | None = None, base: tuple[Evidence, ...] = ()
 ) -> Evidence:
@@ -61,7 +73,20 @@ def local_evidence(
     snapshot, problems = read_snapshot(root)
     target = Target("local", root.resolve().name, str(root), snapshot.revision)
     headers = read_local_headers(root, snapshot)
-    return assemble(target, snapshot, headers=headers, code=code, base=base, problems=problems)
+    evidence = assemble(target, snapshot, headers=headers, code=code, base=base, problems=problems)
+    ggufs = read_local_gguf(root, snapshot)
+    if not ggufs:
+        return evidence
+    from dataclasses import replace
+
+    from cardaudit.model import Location
+
+    gguf_problems = tuple(
+        Problem("SRC003", f"{header.path}: {header.error}", Location(header.path))
+        for header in ggufs
+        if header.error
+    )
+    return replace(evidence, gguf=tuple(ggufs), problems=evidence.problems + gguf_problems)
 
 
 def local_code_repo(path: str) -> tuple[RepoSnapshot, list[Problem]]:

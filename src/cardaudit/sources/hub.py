@@ -273,11 +273,12 @@ class HubSource:
             return SafetensorsHeader(entry.path, entry.size, error="file is shorter than 8 bytes")
         cached = header_cache_path(repo_id, sha, entry.path)
         try:
-            header = json.loads(cached.read_bytes())
+            stored = cached.read_bytes()
+            header = json.loads(stored)
         except (OSError, ValueError):
-            header = None
+            stored, header = b"", None
         if isinstance(header, dict):
-            return parse_header_json(entry.path, entry.size, header)
+            return parse_header_json(entry.path, entry.size, header, header_length=len(stored))
         parsed = self.fetch_header(repo_id, sha, entry, floor)
         if parsed[1] is not None:
             try:
@@ -314,7 +315,7 @@ class HubSource:
         if not isinstance(header, dict):
             error = "header is not a JSON object"
             return SafetensorsHeader(entry.path, entry.size, error=error), None
-        return parse_header_json(entry.path, entry.size, header), raw
+        return parse_header_json(entry.path, entry.size, header, header_length=length), raw
 
     # ------------------------------------------------------------------ evidence
 

@@ -13,7 +13,9 @@ from cardaudit.model import SafetensorsHeader, TensorInfo, frozen_mapping
 MAX_HEADER_BYTES = 100_000_000
 
 
-def parse_header_json(path: str, size: int | None, header: Mapping[str, Any]) -> SafetensorsHeader:
+def parse_header_json(
+    path: str, size: int | None, header: Mapping[str, Any], header_length: int | None = None
+) -> SafetensorsHeader:
     """Build a :class:`SafetensorsHeader` from a decoded header mapping."""
     tensors = []
     metadata: dict[str, str] = {}
@@ -25,11 +27,13 @@ def parse_header_json(path: str, size: int | None, header: Mapping[str, Any]) ->
         if not isinstance(info, dict) or "dtype" not in info or "shape" not in info:
             return SafetensorsHeader(path, size, error=f"tensor {name!r} has no dtype/shape")
         try:
-            shape = tuple(int(dim) for dim in info["shape"])
+            shape = tuple(map(int, info["shape"]))
         except (TypeError, ValueError):
             return SafetensorsHeader(path, size, error=f"tensor {name!r} has a malformed shape")
         tensors.append(TensorInfo(name, str(info["dtype"]), shape, path))
-    return SafetensorsHeader(path, size, tuple(tensors), frozen_mapping(metadata))
+    return SafetensorsHeader(
+        path, size, tuple(tensors), frozen_mapping(metadata), header_length=header_length
+    )
 
 
 def read_header(stream: BinaryIO, path: str, size: int | None) -> SafetensorsHeader:
@@ -49,4 +53,4 @@ def read_header(stream: BinaryIO, path: str, size: int | None) -> SafetensorsHea
         return SafetensorsHeader(path, size, error=f"header is not valid JSON: {exc}")
     if not isinstance(header, dict):
         return SafetensorsHeader(path, size, error="header is not a JSON object")
-    return parse_header_json(path, size, header)
+    return parse_header_json(path, size, header, length)

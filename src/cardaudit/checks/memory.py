@@ -1,0 +1,377 @@
+"""MEM rules: stated parameters, memory, GPUs, precision and context against computed figures,
+and the consistency of the weight files (index, shards, headers, config)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from itertools import groupby
+from math import prod
+from typing import Any
+
+from cardaudit.checks.registry import NotApplicable, check
+from cardaudit.extract.config_count import text_config
+from cardaudit.extract.parameters import index_total_size, index_weight_map
+from cardaudit.extract.quantization import DTYPE_BYTES, config_dtype
+from cardaudit.model import Evidence, Facts, Hit, Location
+from cardaudit.rules import Rule
+
+
+def _figures(facts: Facts, kind: str) -> list[Mapping[str, Any]]:
+    """Stated figures of ``kind`` that are about this model (not a code README's family)."""
+    return [
+        f
+        for f in facts.extra.get("figures", ())
+        if f.get("kind") == kind and f.get("about_model", True)
+    ]
+
+
+def _location(figure: Mapping[str, Any]) -> Location:
+    return Location(figure["path"], figure["line"], repo=figure.get("repo", "model"))
+
+
+def _by_line(figures: list[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any]]]:
+    """Figures grouped by the line they sit on (a line listing several models counts once)."""
+    key = lambda f: (f.get("repo", "model"), f["path"], f["line"])  # noqa: E731
+    for _key, group in groupby(sorted(figures, key=key), key=key):
+        yield list(group)
+
+
+def _billions(value: float) -> str:
+    return f"{value / 1e9:,.2f}B" if value >= 1e9 else f"{value / 1e6:,.1f}M"
+
+
+def _gb(value: float) -> str:
+    if value < 1e8:
+        return f"{value / 1e6:,.3f} MB"
+    return f"{value / 1e9:,.1f} GB = {value / 2**30:,.1f} GiB"
+
+
+def _close(claim: Mapping[str, Any], actual: float, rule: Rule) -> bool:
+    tolerance = rule.param("approx_tolerance" if claim.get("approx") else "tolerance", 0.05)
+    slack = max(tolerance * claim["value"], claim.get("precision", 0.0))
+    return abs(actual - claim["value"]) <= slack
+
+
+# --------------------------------------------------------------------------- claims
+
+
+@check("MEM001")
+def total_parameters_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    params = facts.parameters
+    claims = _figures(facts, "parameters_total")
+    if params.total is None or not claims:
+        raise NotApplicable("no parameter count or no stated total")
+    details = params.details
+    config = details.get("config", {}) if params.source != "config" else details
+    candidates = {
+        "total": params.total,
+        "language model": details.get("language_model"),
+        "with MTP layers": config.get("total_with_mtp"),
+        "without vision tower": params.total - (details.get("vision") or 0),
+    }
+    candidates = {k: v for k, v in candidates.items() if v}
+    for group in _by_line(claims):
+        if any(_close(c, v, rule) for c in group for v in candidates.values()):
+            continue
+        claim = group[0]
+        yield Hit(
+            f"card says {claim['text']!r} ({_billions(claim['value'])}); the weights hold "
+            f"{params.total:,} parameters = {_billions(params.total)} "
+            f"(from {params.source}; {_ratio(claim['value'], params.total)})",
+            _location(claim),
+            claim["text"],
+        )
+
+
+@check("MEM002")
+def active_parameters_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    params = facts.parameters
+    claims = _figures(facts, "parameters_active")
+    if params.active is None or not claims:
+        raise NotApplicable("not an MoE model with a computed active count, or no stated count")
+    candidates = [params.active]
+    without = params.details.get("active_without_embeddings")
+    config = evidence.config if isinstance(evidence.config, Mapping) else {}
+    cfg = text_config(config)
+    vocab, hidden = cfg.get("vocab_size"), cfg.get("hidden_size")
+    if isinstance(vocab, int) and isinstance(hidden, int):
+        candidates += [params.active - vocab * hidden, params.active - 2 * vocab * hidden]
+    if without:
+        candidates.append(without)
+    for group in _by_line(claims):
+        if any(_close(c, v, rule) for c in group for v in candidates if v > 0):
+            continue
+        claim = group[0]
+        yield Hit(
+            f"card says {claim['text']!r} ({_billions(claim['value'])} active per token); "
+            f"computed {params.active:,} = {_billions(params.active)} with embeddings "
+            f"({_billions(candidates[-1])} without): "
+            f"{_ratio(claim['value'], params.active)}",
+            _location(claim),
+            claim["text"],
+        )
+
+
+def _ratio(claimed: float, actual: float) -> str:
+    return f"the stated figure is {claimed / actual:.0%} of the computed one"
+
+
+def _weights_in(facts: Facts, dtype: str | None) -> tuple[float, str]:
+    """Weight bytes in ``dtype`` (a what-if) or as stored, with a label."""
+    memory = facts.memory
+    what_if = memory.details.get("what_if", {})
+    key = {"BF16": "BF16", "F16": "BF16", "F8_E4M3": "FP8", "INT8": "FP8", "INT4": "INT4"}.get(
+        dtype or ""
+    )
+    stored_dtype = _main_dtype(facts)
+    if key and key in what_if and not (stored_dtype and _same_width(stored_dtype, dtype)):
+        return what_if[key]["bytes"], f"in {dtype}"
+    return float(memory.weight_bytes or 0), f"as stored ({stored_dtype or 'unknown dtype'})"
+
+
+def _same_width(stored: str, claimed: str | None) -> bool:
+    widths = {"BF16": 2, "F16": 2, "F8_E4M3": 1, "INT8": 1, "INT4": 0.5, "MXFP4": 0.5, "F32": 4}
+    return claimed is not None and widths.get(stored) == widths.get(claimed)
+
+
+def _main_dtype(facts: Facts) -> str | None:
+    by_dtype = facts.parameters.by_dtype
+    if by_dtype:
+        return max(by_dtype.items(), key=lambda item: item[1])[0]
+    return None
+
+
+@check("MEM003")
+def memory_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    claims = [
+        c for c in _figures(facts, "memory") if c.get("cells", 0) <= rule.param("max_cells", 3)
+    ]
+    if not facts.memory.weight_bytes or not claims:
+        raise NotApplicable("no weight size or no stated memory figure")
+    for group in _by_line(claims):
+        claim = group[0]
+        weights, label = _weights_in(facts, claim.get("dtype"))
+        if any(_memory_ok(c, weights, rule) for c in group):
+            continue
+        message = (
+            f"card says {claim['text']}; the weights {label} are {_gb(weights)}"
+            f" ({_ratio(claim['value'], weights)})"
+        )
+        explanation = _explain(claim, weights, facts, rule)
+        yield Hit(f"{message}{explanation}", _location(claim), claim["text"])
+
+
+def _memory_ok(claim: Mapping[str, Any], weights: float, rule: Rule) -> bool:
+    """A stated size may be the weights (within tolerance) or a larger requirement
+    (weights + KV cache, optimizer states, a node's memory): only a smaller one is wrong."""
+    return _close(claim, weights, rule) or claim["value"] >= weights
+
+
+def _explain(claim: Mapping[str, Any], weights: float, facts: Facts, rule: Rule) -> str:
+    unit = str(claim.get("unit") or "").lower()
+    if unit.startswith("g") and unit != "gib":
+        as_gib = {**claim, "value": claim["value"] / 1e9 * 2**30}
+        if _close(as_gib, weights, rule):
+            return f": the card's GB are GiB ({weights / 2**30:,.1f} GiB)"
+    for name, what_if in facts.memory.details.get("what_if", {}).items():
+        if _close(claim, what_if["bytes"], rule):
+            return f": the figure matches the weights in {name} ({_gb(what_if['bytes'])})"
+    return ""
+
+
+@check("MEM004")
+def gpu_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    claims = _figures(facts, "gpu")
+    if not facts.memory.weight_bytes or not claims:
+        raise NotApplicable("no weight size or no GPU named")
+    usable = rule.param("usable_fraction", 1.0)
+    for group in _by_line(claims):
+        claim = group[0]
+        weights, label = _weights_in(facts, claim.get("dtype"))
+        if any(weights <= c["value"] * 2**30 * usable for c in group):
+            continue
+        capacity = claim["value"] * 2**30
+        fits = [
+            name
+            for name, what_if in facts.memory.details.get("what_if", {}).items()
+            if what_if["bytes"] <= capacity * usable
+        ]
+        hint = f"; they would fit in {', '.join(fits)}" if fits else "; no precision fits"
+        yield Hit(
+            f"card says the model runs on {claim['text']} ({claim['count']} × "
+            f"{claim['gpu']}, {capacity / 2**30:,.0f} GiB); the weights {label} alone are "
+            f"{_gb(weights)}, before any KV cache{hint}",
+            _location(claim),
+            claim["text"],
+        )
+
+
+@check("MEM005")
+def context_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    claims = [c for c in _figures(facts, "context")]
+    context = facts.memory.details.get("context") or {}
+    limit = context.get("effective")
+    if not limit or not claims:
+        raise NotApplicable("no max_position_embeddings in config.json or no stated context")
+    max_pos = context.get("max_position_embeddings")
+    for group in _by_line(claims):
+        if any(c["value"] <= limit * (1 + rule.param("tolerance", 0.0)) for c in group):
+            continue
+        claim = group[0]
+        scaling = context.get("rope_scaling")
+        how = (
+            f"max_position_embeddings {max_pos:,} and rope scaling {dict(scaling)} allow {limit:,}"
+            if scaling
+            else f"max_position_embeddings is {max_pos:,} and no rope scaling is configured"
+        )
+        yield Hit(
+            f"card states a context of {int(claim['value']):,} tokens ({claim['text']!r}); "
+            f"config.json {how}",
+            _location(claim),
+            claim["text"],
+        )
+
+
+@check("MEM006")
+def dtype_consistency(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    stored = _main_dtype(facts)
+    source = facts.parameters.source
+    inferred = source == "index" and "dtype_inferred" in facts.parameters.details
+    if not stored or not (source in ("safetensors", "gguf") or inferred):
+        raise NotApplicable("no weight headers or index to read the stored dtype from")
+    declared = config_dtype(evidence.config)
+    quantized = isinstance(evidence.config, Mapping) and "quantization_config" in evidence.config
+    if declared and declared != stored and not quantized and declared in DTYPE_BYTES:
+        yield Hit(
+            f"config.json declares {declared} but {facts.parameters.by_dtype[stored]:,} of "
+            f"{facts.parameters.total:,} stored parameters are {stored}"
+            + (" (inferred from the index's total_size)" if inferred else ""),
+            Location("config.json", _config_line(evidence, ("torch_dtype", "dtype"))),
+            f"dtype {declared} vs stored {stored}",
+        )
+    for group in _by_line(_figures(facts, "dtype")):
+        stated = {c["dtype"] for c in group}
+        if stored in stated or _same_width_any(stored, stated) or quantized:
+            continue
+        claim = group[0]
+        yield Hit(
+            f"card states precision {', '.join(sorted(stated))} but the weights are stored "
+            f"as {stored}",
+            _location(claim),
+            claim["text"],
+        )
+
+
+def _same_width_any(stored: str, stated: set[str]) -> bool:
+    return any(_same_width(stored, dtype) and stored[0] == dtype[0] for dtype in stated)
+
+
+def _config_line(evidence: Evidence, keys: tuple[str, ...]) -> int | None:
+    text = evidence.repo.text("config.json")
+    if text is None:
+        return None
+    for key in keys:
+        line = text.find_line(rf'"{key}"\s*:')
+        if line:
+            return line
+    return None
+
+
+# --------------------------------------------------------------------------- weight files
+
+
+@check("MEM007")
+def index_total_size_matches(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    total_size = index_total_size(evidence.safetensors_index)
+    headers = [h for h in evidence.safetensors if not h.error]
+    if total_size is None or not headers:
+        raise NotApplicable("no index total_size or no readable headers")
+    weight_map = index_weight_map(evidence.safetensors_index)
+    shards = set(weight_map.values())
+    covered = [h for h in headers if h.path.rsplit("/", 1)[-1] in shards or h.path in shards]
+    if shards and {h.path.rsplit("/", 1)[-1] for h in covered} != {
+        s.rsplit("/", 1)[-1] for s in shards
+    }:
+        raise NotApplicable("some shards are missing (MEM008)")
+    data = sum(
+        prod(t.shape) * DTYPE_BYTES.get(t.dtype, 0) for h in covered or headers for t in h.tensors
+    )
+    tolerance = rule.param("tolerance_bytes", 0)
+    if abs(data - total_size) > tolerance:
+        yield Hit(
+            f"model.safetensors.index.json says total_size {total_size:,} bytes; the shard "
+            f"headers describe {int(data):,} bytes ({_gb(data)}); difference "
+            f"{int(data - total_size):+,} bytes",
+            Location("model.safetensors.index.json", _index_line(evidence)),
+            f"total_size: {total_size}",
+        )
+    names = {t.name for h in covered for t in h.tensors}
+    missing = sorted(set(weight_map) - names)
+    if missing:
+        yield Hit(
+            f"{len(missing)} tensor(s) listed in the index are in no shard header "
+            f"(first: {missing[0]})",
+            Location("model.safetensors.index.json", _index_line(evidence, missing[0])),
+            missing[0],
+        )
+
+
+def _index_line(evidence: Evidence, key: str = "total_size") -> int | None:
+    text = evidence.repo.text("model.safetensors.index.json")
+    return text.find_line(f'"{re.escape(key)}"') if text else None
+
+
+@check("MEM008")
+def index_shards_present(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    weight_map = index_weight_map(evidence.safetensors_index)
+    if not weight_map:
+        raise NotApplicable("no safetensors index")
+    present = {entry.path for entry in evidence.repo.files}
+    shards = sorted(set(weight_map.values()))
+    missing = [shard for shard in shards if shard not in present]
+    if len(missing) == len(shards):
+        raise NotApplicable("no shard is present: an index-only copy of the repo")
+    text = evidence.repo.text("model.safetensors.index.json")
+    limit = rule.param("max_listed", 5)
+    if len(missing) > limit:
+        yield Hit(
+            f"{len(missing)} of {len(shards)} shards listed in model.safetensors.index.json "
+            f"are not in the repo (first: {missing[0]}): the model cannot be loaded",
+            Location(
+                "model.safetensors.index.json", text.find_line(f'"{missing[0]}"') if text else None
+            ),
+            ", ".join(missing[:limit]) + ", …",
+        )
+        return
+    for shard in missing:
+        tensors = sum(1 for v in weight_map.values() if v == shard)
+        line = text.find_line(f'"{shard}"') if text else None
+        yield Hit(
+            f"shard {shard} is listed in model.safetensors.index.json ({tensors} tensors) but "
+            "is not in the repo: the model cannot be loaded",
+            Location("model.safetensors.index.json", line),
+            shard,
+        )
+
+
+@check("MEM009")
+def shards_complete(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    headers = [h for h in evidence.safetensors if not h.error and h.header_length is not None]
+    if not headers:
+        raise NotApplicable("no readable safetensors headers")
+    for header in headers:
+        data = sum(prod(t.shape) * DTYPE_BYTES.get(t.dtype, 0) for t in header.tensors)
+        expected = 8 + header.header_length + int(data)
+        size = header.size
+        if size is None or size == expected:
+            continue
+        if size == 8 + header.header_length and rule.param("header_only_is_stub", True):
+            continue  # a header-only stub: reported in facts.parameters.details
+        what = "shorter" if size < expected else "longer"
+        yield Hit(
+            f"{header.path} is {size:,} bytes but its header describes {expected:,} "
+            f"({what}: {'truncated download?' if size < expected else 'trailing data'})",
+            Location(header.path),
+            f"{size} != {expected}",
+        )

@@ -1,0 +1,464 @@
+"""Figures stated in prose: parameter counts, memory, GPUs, precision and context length.
+
+Each figure keeps the file, repo and line it was read from. Fenced code blocks and the
+YAML front matter are skipped (commands and metadata are not claims).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+from cardaudit.model import Evidence, TextFile
+
+APPROX = (
+    r"(?P<approx>~\s?|≈\s?|about\s+|approximately\s+|approx\.?\s+|around\s+|roughly\s+"
+    r"|nearly\s+|almost\s+|over\s+|under\s+|less\s+than\s+|more\s+than\s+)?"
+)
+COUNT = r"(?<![\w.\-/])(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[BMT]|billion|million|trillion)\b"
+ACTIVE = re.compile(
+    APPROX
+    + COUNT
+    + r"(?:\s+|-)(?:(?:parameters|params)\s+)?(?:(?:are|is)\s+)?(?:active|activated)\b"
+    + r"|(?:activat(?:es|ed|ing)|active)\s+(?:parameters?|params)?\s*(?:of|:|=|\|)?\s*"
+    + APPROX.replace("approx>", "approx2>")
+    + COUNT.replace("num>", "num2>").replace("unit>", "unit2>"),
+    re.IGNORECASE,
+)
+TOTAL = re.compile(
+    APPROX
+    + COUNT
+    + r"(?:\s+|-)(?:(?:total\s+)?(?:parameters?|params)\b|(?:in\s+)?total\b)"
+    + r"|(?:total\s+(?:parameters?|params)|(?:number\s+of\s+)?parameters?|params)"
+    + r"\s*(?:of|:|=|\|)\s*"
+    + APPROX.replace("approx>", "approx2>")
+    + COUNT.replace("num>", "num2>").replace("unit>", "unit2>")
+    + r"(?!\s*(?:active|activated))",
+    re.IGNORECASE,
+)
+MEMORY = re.compile(
+    APPROX + r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>GB|GiB|gigabytes?|TB|TiB)\b",
+    re.IGNORECASE,
+)
+MEMORY_CONTEXT = re.compile(
+    r"memory|vram|weights|footprint|requires?|needs?|disk|download|size|occup",
+    re.IGNORECASE,
+)
+#: "a Mac with 32GB RAM": a machine's capacity, not the model's size.
+DEVICE_MEMORY = re.compile(r"^\s*(?:of\s+)?(?:RAM|VRAM|unified|system)\b", re.IGNORECASE)
+COMPARATIVE = re.compile(
+    r"\b(?:than|outperform\w*|compared|competitive|vs\.?|versus|rivals?|beats?|surpass\w*)\b",
+    re.IGNORECASE,
+)
+GPU_CAPACITY_AFTER = re.compile(r"^\s*(?:of\s+)?(?:GPUs?|cards?|VRAM\s+(?:GPU|card)s?|HBM)\b", re.I)
+GPU_VERB = re.compile(
+    r"\b(?:runs?|running|fits?|fitting|deploy(?:ed|able)?|serv(?:e|ed|ing)|inference|"
+    r"load(?:ed)?|requires?|needs?|hosted|on\s+(?:a\s+)?single)\b",
+    re.IGNORECASE,
+)
+COUNT_WORDS = {"single": 1, "one": 1, "a": 1, "an": 1, "two": 2, "four": 4, "eight": 8}
+GPU_COUNT = r"(?:(?P<count>single|one|two|four|eight|an?|\d+)\s*(?:x|×|\*)?\s*)?"
+GENERIC_GPU = re.compile(
+    GPU_COUNT + r"(?<![\w.])(?P<gib>\d+)\s?GB\s+(?:GPUs?|cards?|VRAM\s+GPUs?)\b"
+    r"|(?P<count2>\d+)\s*(?:x|×|\*)\s*(?P<gib2>\d+)\s?GB\b",
+    re.IGNORECASE,
+)
+DTYPES = {
+    "bf16": "BF16",
+    "bfloat16": "BF16",
+    "fp16": "F16",
+    "float16": "F16",
+    "half precision": "F16",
+    "fp32": "F32",
+    "float32": "F32",
+    "full precision": "F32",
+    "fp8": "F8_E4M3",
+    "float8": "F8_E4M3",
+    "int8": "INT8",
+    "8-bit": "INT8",
+    "int4": "INT4",
+    "4-bit": "INT4",
+    "4bit": "INT4",
+    "mxfp4": "MXFP4",
+}
+DTYPE = re.compile(r"\b(" + "|".join(re.escape(k) for k in DTYPES) + r")\b", re.IGNORECASE)
+PRECISION_CONTEXT = re.compile(r"precision|dtype|tensor\s+type|weights\s+(?:are|in)", re.I)
+CONTEXT_TOKENS = re.compile(
+    APPROX
+    + r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s?[KkM]\b|\d{3,8})"
+    + r"(?P<rest>(?:\s|-)*(?:tokens?\b(?!\s*/\s*s|\s+per\s+second)|context\b))",
+)
+CONTEXT_LEAD = re.compile(
+    r"(?:context(?:\s+(?:length|window|size))?|sequence\s+length|max(?:imum)?\s+(?:input\s+)?"
+    r"length)\s*(?:of|:|=|\||is|up\s+to)?\s*(?:up\s+to\s+)?"
+    + APPROX
+    + r"(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s?[KkM]\b|\d{3,8}\b)",
+    re.IGNORECASE,
+)
+CONTEXT_WORD = re.compile(r"context|sequence length|window|long[- ]?text", re.IGNORECASE)
+#: Folder names that say nothing about which model a line is about.
+GENERIC_NAMES = frozenset({"model", "models", "base", "code", "repo", "weights", "checkpoint"})
+SCALE = {"b": 1e9, "billion": 1e9, "m": 1e6, "million": 1e6, "t": 1e12, "trillion": 1e12}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure stated in a card or README."""
+
+    kind: str  # parameters_total | parameters_active | memory | gpu | dtype | context
+    value: float
+    text: str
+    path: str
+    line: int
+    repo: str = "model"
+    approx: bool = False
+    precision: float = 0.0  # half a unit of the last stated digit, in the value's unit
+    unit: str | None = None
+    dtype: str | None = None
+    gpu: str | None = None
+    count: int | None = None
+    #: Cells in the Markdown table row the figure sits in (0 outside tables).
+    cells: int = 0
+    #: False for a code-README figure whose line does not name the model (a family README).
+    about_model: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        data = {
+            "kind": self.kind,
+            "value": self.value,
+            "text": self.text,
+            "path": self.path,
+            "line": self.line,
+            "approx": self.approx,
+        }
+        if self.precision:
+            data["precision"] = self.precision
+        if self.cells:
+            data["cells"] = self.cells
+        if not self.about_model:
+            data["about_model"] = False
+        for key in ("unit", "dtype", "gpu", "count"):
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
+        if self.repo != "model":
+            data["repo"] = self.repo
+        return data
+
+
+def _cells(body: str, position: int) -> int:
+    start = body.rfind("\n", 0, position) + 1
+    end = body.find("\n", position)
+    line = body[start : end if end != -1 else len(body)].strip()
+    return max(line.count("|") - 1, 1) if line.startswith("|") else 0
+
+
+def _half_unit(number: str, scale: float) -> float:
+    """Half the unit of the last significant digit: "3.3" → 0.05, "35" → 0.5, "400" → 50."""
+    if "." in number:
+        return 0.5 * scale / 10 ** len(number.split(".", 1)[1])
+    zeros = len(number) - len(number.rstrip("0")) if number.strip("0") else 0
+    return 0.5 * scale * 10**zeros
+
+
+def prose(text: str) -> str:
+    """``text`` with front matter and fenced code blocks blanked (line numbers kept)."""
+    lines = text.split("\n")
+    out = []
+    fenced = False
+    front = bool(lines) and lines[0].strip() == "---"
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if front:
+            out.append(" " * len(line))
+            if index > 0 and stripped in ("---", "..."):
+                front = False
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+            out.append(" " * len(line))
+            continue
+        out.append(" " * len(line) if fenced else line)
+    return "\n".join(out)
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    left = max(text.rfind(". ", 0, start), text.rfind("\n\n", 0, start), text.rfind("|", 0, start))
+    right_candidates = [i for i in (text.find(". ", end), text.find("\n\n", end)) if i != -1]
+    right = min(right_candidates) if right_candidates else len(text)
+    return text[left + 1 : right]
+
+
+def _count_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
+    taken: list[tuple[int, int]] = []
+    for kind, regex in (("parameters_active", ACTIVE), ("parameters_total", TOTAL)):
+        for match in regex.finditer(body):
+            if any(s <= match.start() < e for s, e in taken):
+                continue
+            if COMPARATIVE.search(_sentence(body, match.start(), match.end())):
+                continue  # "outperforms 13B models": another model's size
+            num = match.group("num") or match.group("num2")
+            unit = (match.group("unit") or match.group("unit2")).lower()
+            approx = bool(match.group("approx") or match.group("approx2"))
+            scale = SCALE[unit]
+            taken.append(match.span())
+            line = file.line_at(match.start())
+            yield Figure(
+                kind,
+                float(num) * scale,
+                " ".join(match.group(0).split()),
+                file.path,
+                line,
+                repo,
+                approx,
+                _half_unit(num, scale),
+                cells=_cells(body, match.start()),
+            )
+            if _cells(body, match.start()) > 2:
+                yield from _row_counts(file, body, match, kind, repo)
+
+
+def _row_counts(file: TextFile, body: str, match: re.Match, kind: str, repo: str):
+    """The other cells of a table row ("| # Parameters | 2.5B | 8.1B | **1.3B** |")."""
+    start = body.rfind("\n", 0, match.start()) + 1
+    end = body.find("\n", match.end())
+    row = body[match.end() : end if end != -1 else len(body)]
+    line = file.line_at(start)
+    for cell in re.finditer(r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[BMT])\b", row):
+        scale = SCALE[cell.group("unit").lower()]
+        yield Figure(
+            kind,
+            float(cell.group("num")) * scale,
+            cell.group(0),
+            file.path,
+            line,
+            repo,
+            False,
+            _half_unit(cell.group("num"), scale),
+            cells=_cells(body, match.start()),
+        )
+
+
+def _gpu_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
+    spans: list[tuple[int, int]] = []
+    for entry in gpu_table():
+        for match in entry["regex"].finditer(body):
+            if any(s <= match.start("gpu") < e for s, e in spans):
+                continue
+            sentence = _sentence(body, match.start(), match.end())
+            if not GPU_VERB.search(sentence):
+                continue
+            spans.append(match.span("gpu"))
+            count = _count(match.group("count"))
+            yield Figure(
+                "gpu",
+                entry["memory_gib"] * count,
+                " ".join(match.group(0).split()),
+                file.path,
+                file.line_at(match.start()),
+                repo,
+                gpu=entry["name"],
+                count=count,
+                unit="GiB",
+                dtype=_dtype_in(sentence),
+            )
+    for match in GENERIC_GPU.finditer(body):
+        if any(s <= match.start() < e for s, e in spans):
+            continue
+        sentence = _sentence(body, match.start(), match.end())
+        if not GPU_VERB.search(sentence):
+            continue
+        gib = int(match.group("gib") or match.group("gib2"))
+        count = _count(match.group("count") or match.group("count2"))
+        spans.append(match.span())
+        yield Figure(
+            "gpu",
+            gib * count,
+            " ".join(match.group(0).split()),
+            file.path,
+            file.line_at(match.start()),
+            repo,
+            gpu=f"{gib}GB GPU",
+            count=count,
+            unit="GiB",
+            dtype=_dtype_in(sentence),
+        )
+
+
+def _count(word: str | None) -> int:
+    if not word:
+        return 1
+    word = word.lower()
+    return COUNT_WORDS.get(word) or (int(word) if word.isdigit() and int(word) > 0 else 1)
+
+
+def _dtype_in(sentence: str) -> str | None:
+    match = DTYPE.search(sentence)
+    return DTYPES[match.group(1).lower()] if match else None
+
+
+def _gpu_spans(body: str) -> list[tuple[int, int]]:
+    spans = []
+    for entry in gpu_table():
+        spans += [m.span("gpu") for m in entry["regex"].finditer(body)]
+    return spans
+
+
+def _memory_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
+    gpu_spans = _gpu_spans(body)
+    for match in MEMORY.finditer(body):
+        start, end = match.span("num")[0], match.end()
+        if any(s <= start < e or s < end <= e for s, e in gpu_spans):
+            continue  # "A100 80GB" names a GPU
+        if GPU_CAPACITY_AFTER.match(body[end:]) or re.search(r"[x×*]\s*$", body[:start]):
+            continue  # "80GB GPU", "2×80GB": a GPU's capacity, read by _gpu_figures
+        if DEVICE_MEMORY.match(body[end:]) and re.search(r"\bwith\s*$", body[: match.start()]):
+            continue
+        sentence = _sentence(body, match.start(), match.end())
+        if not MEMORY_CONTEXT.search(sentence):
+            continue
+        unit = match.group("unit").lower()
+        factor = {"gb": 1e9, "gib": 2**30, "tb": 1e12, "tib": 2**40}.get(unit[:3].rstrip("a"))
+        if unit.startswith("gigabyte"):
+            factor = 1e9
+        if factor is None:
+            factor = 1e9
+        num = match.group("num")
+        yield Figure(
+            "memory",
+            float(num) * factor,
+            " ".join(match.group(0).split()),
+            file.path,
+            file.line_at(match.start()),
+            repo,
+            bool(match.group("approx")),
+            _half_unit(num, factor),
+            unit=match.group("unit"),
+            dtype=_dtype_in(sentence),
+            cells=_cells(body, match.start()),
+        )
+
+
+def _context_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
+    seen: set[int] = set()
+    for regex in (CONTEXT_LEAD, CONTEXT_TOKENS):
+        for match in regex.finditer(body):
+            start = match.start("num")
+            if start in seen:
+                continue
+            line_start = body.rfind("\n", 0, start) + 1
+            line_end = body.find("\n", start)
+            line_text = body[line_start : line_end if line_end != -1 else len(body)]
+            if not CONTEXT_WORD.search(line_text):
+                continue
+            tokens = _tokens(match.group("num"))
+            if tokens is None or tokens < 512:
+                continue
+            seen.add(start)
+            yield Figure(
+                "context",
+                tokens,
+                " ".join(match.group(0).split()),
+                file.path,
+                file.line_at(start),
+                repo,
+                bool(match.group("approx")),
+            )
+
+
+def _tokens(number: str) -> int | None:
+    text = number.replace(",", "").replace(" ", "")
+    try:
+        if text[-1] in "kK":
+            return int(float(text[:-1]) * 1024) if float(text[:-1]) < 1000 else None
+        if text[-1] == "M":
+            return int(float(text[:-1]) * 1024 * 1024)
+        return int(float(text))
+    except ValueError:
+        return None
+
+
+def _dtype_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
+    for line_number, line in enumerate(body.split("\n"), start=1):
+        if not PRECISION_CONTEXT.search(line):
+            continue
+        for match in DTYPE.finditer(line):
+            yield Figure(
+                "dtype",
+                0,
+                line.strip()[:160],
+                file.path,
+                line_number,
+                repo,
+                dtype=DTYPES[match.group(1).lower()],
+            )
+
+
+@cache
+def gpu_table() -> tuple[dict[str, Any], ...]:
+    """The GPU table (``rules/tables/gpus.yaml``) with compiled name patterns."""
+    from cardaudit.rules import load_table
+
+    entries = []
+    for entry in load_table("gpus").get("gpus", []):
+        names = "|".join(f"(?:{alias})" for alias in entry["aliases"])
+        regex = re.compile(
+            GPU_COUNT + r"(?:NVIDIA\s+|AMD\s+)?(?<![\w-])(?P<gpu>" + names + r")(?![\w-])",
+            re.IGNORECASE,
+        )
+        entries.append({**entry, "regex": regex})
+    return tuple(entries)
+
+
+def figures_in(file: TextFile, repo: str = "model") -> list[Figure]:
+    """Every figure stated in ``file``."""
+    body = prose(file.text)
+    found: list[Figure] = []
+    for extractor in (
+        _count_figures,
+        _memory_figures,
+        _gpu_figures,
+        _context_figures,
+        _dtype_figures,
+    ):
+        found += extractor(file, body, repo)
+    return sorted(found, key=lambda f: (f.repo, f.path, f.line, f.kind))
+
+
+def stated_figures(evidence: Evidence) -> list[Figure]:
+    """Figures in the model card and in the code repo's README."""
+    found: list[Figure] = []
+    if evidence.card is not None and not evidence.card.error:
+        found += figures_in(evidence.card.file)
+    if evidence.code is not None:
+        names = model_names(evidence)
+        for path in evidence.code.find("README.md", "README.rst", "README.txt", "README"):
+            text = evidence.code.text(path)
+            if text is None:
+                continue
+            lines = text.lines
+            for figure in figures_in(text, "code"):
+                line = lines[figure.line - 1].lower() if figure.line <= len(lines) else ""
+                if not any(name in line for name in names):
+                    figure = replace(figure, about_model=False)
+                found.append(figure)
+    return found
+
+
+def model_names(evidence: Evidence) -> set[str]:
+    """Lower-case names the model goes by: repo id (without owner) and the card's title."""
+    names = {evidence.target.id.rsplit("/", 1)[-1].lower()}
+    if evidence.card is not None:
+        title = re.search(r"^#\s+(.+)$", evidence.card.body, re.MULTILINE)
+        if title:
+            names.add(title.group(1).strip().lower())
+    return {name for name in names if len(name) >= 3 and name not in GENERIC_NAMES}
+
+
+def by_kind(figures: list[Figure]) -> Mapping[str, list[Figure]]:
+    grouped: dict[str, list[Figure]] = {}
+    for figure in figures:
+        grouped.setdefault(figure.kind, []).append(figure)
+    return grouped

@@ -1,0 +1,201 @@
+"""Memory facts: weight bytes (stored and what-if precisions), KV cache and context length.
+
+KV cache per token is what each token of context adds: 2 × KV heads × head dim per
+attention layer (GQA/MQA), ``kv_lora_rank + qk_rope_head_dim`` per layer for MLA (the
+compressed cache serving engines keep), nothing for linear-attention / Mamba layers (their
+state is constant: ``details.constant_state_bytes``); the sliding-window layers' share
+(``details.sliding_bytes_per_token``) stops growing at the window. Cache elements take the
+config's dtype (BF16 when unstated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from cardaudit.extract.config_count import head_dims, layer_kinds, text_config
+from cardaudit.extract.quantization import (
+    CONFIG_DTYPES,
+    DTYPE_BYTES,
+    WHAT_IF_BYTES,
+    config_dtype,
+    quantization_of,
+)
+from cardaudit.model import Evidence, MemoryFacts, ParameterFacts
+
+#: Rope scaling types that extend the context beyond max_position_embeddings.
+EXTENDS = ("yarn", "dynamic")
+
+#: The "chosen batch" the report shows KV cache for, beside batch 1.
+KV_BATCH = 8
+
+
+def _int(cfg: Mapping[str, Any], key: str, default: int = 0) -> int:
+    value = cfg.get(key)
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+
+
+def cache_element_bytes(config: Mapping[str, Any]) -> float:
+    dtype = config_dtype(config) or "BF16"
+    return DTYPE_BYTES.get(dtype, 2) if dtype not in ("F8_E4M3", "I8") else 2
+
+
+def kv_cache(config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """KV cache figures of a decoder config, or None when it lacks attention sizes."""
+    cfg = text_config(config)
+    hidden = _int(cfg, "hidden_size") or _int(cfg, "n_embed") or _int(cfg, "n_embd")
+    if not layer_kinds(cfg) or not hidden:
+        return None
+    element = cache_element_bytes(config)
+    _heads, kv_heads, head_dim = head_dims(cfg)
+    kinds = layer_kinds(cfg)
+    window = _int(cfg, "sliding_window") or None
+    growing = sliding = constant = 0.0
+    mla = bool(cfg.get("kv_lora_rank"))
+    for kind in kinds:
+        if kind == "linear":
+            key_heads = _int(cfg, "linear_num_key_heads")
+            value_heads = _int(cfg, "linear_num_value_heads", key_heads)
+            key_dim = _int(cfg, "linear_key_head_dim")
+            value_dim = _int(cfg, "linear_value_head_dim")
+            conv = (2 * key_heads * key_dim + value_heads * value_dim) * (
+                _int(cfg, "linear_conv_kernel_dim", 4) - 1
+            )
+            recurrent = value_heads * key_dim * value_dim
+            state_bytes = DTYPE_BYTES.get(
+                CONFIG_DTYPES.get(str(cfg.get("mamba_ssm_dtype", "")), ""), element
+            )
+            constant += conv * element + recurrent * state_bytes
+            continue
+        if kind == "mamba":
+            inner = _int(cfg, "mamba_expand", 2) * hidden
+            constant += inner * (_int(cfg, "mamba_d_state", 16) + _int(cfg, "mamba_d_conv", 4))
+            continue
+        if mla:
+            per_layer = _int(cfg, "kv_lora_rank") + _int(cfg, "qk_rope_head_dim")
+        elif kind == "full" and cfg.get("global_head_dim"):
+            global_heads = _int(cfg, "num_global_key_value_heads", kv_heads)
+            per_layer = (
+                global_heads
+                * _int(cfg, "global_head_dim")
+                * (1 if cfg.get("attention_k_eq_v") else 2)
+            )
+        else:
+            per_layer = 2 * kv_heads * head_dim
+        if kind == "sliding" and window:
+            sliding += per_layer * element
+        else:
+            growing += per_layer * element
+    return {
+        "bytes_per_token": int(growing + sliding),
+        "sliding_bytes_per_token": int(sliding),
+        "sliding_window": window if sliding else None,
+        "constant_state_bytes": int(constant),
+        "element_bytes": element,
+        "attention": "MLA (kv_lora_rank + qk_rope_head_dim)"
+        if mla
+        else f"{kv_heads} KV heads × {head_dim} head dim",
+        "layers": {kind: kinds.count(kind) for kind in sorted(set(kinds))},
+    }
+
+
+def kv_bytes_at(kv: Mapping[str, Any], tokens: int, batch: int = 1) -> int:
+    """KV cache bytes for ``batch`` sequences of ``tokens`` tokens."""
+    window = kv.get("sliding_window") or tokens
+    sliding = kv["sliding_bytes_per_token"]
+    per_sequence = (
+        (kv["bytes_per_token"] - sliding) * tokens
+        + sliding * min(tokens, window)
+        + kv["constant_state_bytes"]
+    )
+    return int(per_sequence * batch)
+
+
+def max_context(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``max_position_embeddings`` and what rope scaling extends it to."""
+    cfg = text_config(config)
+    max_pos = (
+        _int(cfg, "max_position_embeddings") or _int(cfg, "seq_length") or _int(cfg, "n_positions")
+    )
+    scaling = cfg.get("rope_scaling")
+    if not isinstance(scaling, Mapping):
+        params = cfg.get("rope_parameters")
+        scaling = params if isinstance(params, Mapping) and params.get("factor") else None
+    effective = max_pos
+    if isinstance(scaling, Mapping):
+        factor = scaling.get("factor")
+        original = _int(scaling, "original_max_position_embeddings") or _int(
+            cfg, "original_max_position_embeddings"
+        )
+        kind = str(scaling.get("rope_type") or scaling.get("type") or "")
+        if isinstance(factor, int | float) and factor > 1:
+            base = original or max_pos
+            # Only YaRN / dynamic NTK extend beyond max_position_embeddings; llama3,
+            # longrope and linear configs already state the extended length there.
+            if kind in EXTENDS:
+                effective = max(max_pos, int(base * factor))
+    return {
+        "max_position_embeddings": max_pos or None,
+        "rope_scaling": dict(scaling) if isinstance(scaling, Mapping) else None,
+        "effective": effective or None,
+    }
+
+
+def _gb(value: float) -> dict[str, float]:
+    return {"GB": round(value / 1e9, 2), "GiB": round(value / 2**30, 2)}
+
+
+def weight_bytes(evidence: Evidence, params: ParameterFacts) -> tuple[int | None, str | None]:
+    """Bytes of the weights as stored, and how that figure was obtained."""
+    details = params.details
+    if params.source in ("safetensors", "gguf"):
+        return int(details.get("stored_bytes") or 0), f"{params.source} headers"
+    if params.source == "index":
+        return int(details["index_total_size"]), "index total_size"
+    if params.source == "config" and params.total:
+        quant = quantization_of(evidence.config)
+        if quant.bits:
+            return int(params.total * quant.bits / 8), f"config count × {quant.bits} bits"
+        dtype = config_dtype(evidence.config) or "BF16"
+        per = DTYPE_BYTES.get(dtype, 2)
+        return int(params.total * per), f"config count × {per:g} bytes ({dtype})"
+    return None, None
+
+
+def memory_facts(
+    evidence: Evidence, params: ParameterFacts, stated_context: int | None = None
+) -> MemoryFacts:
+    """Memory facts; ``stated_context`` is the context length the card states, if any."""
+    stored, how = weight_bytes(evidence, params)
+    details: dict[str, Any] = {}
+    if stored is not None:
+        details["weights"] = {"bytes": stored, **_gb(stored), "from": how}
+    if params.total:
+        details["what_if"] = {
+            name: {"bytes": int(params.total * per), **_gb(params.total * per)}
+            for name, per in WHAT_IF_BYTES.items()
+        }
+        details["what_if_note"] = "weights only; INT4 without group-scale overhead"
+    config = evidence.config if isinstance(evidence.config, Mapping) else None
+    kv = kv_cache(config) if config else None
+    context = max_context(config) if config else {}
+    length = stated_context or context.get("effective")
+    if context:
+        details["context"] = {**context, "stated": stated_context}
+    if kv is not None:
+        details["kv_cache"] = dict(kv)
+        if length:
+            details["kv_cache"]["at_context"] = {
+                "tokens": length,
+                "batch_1": {"bytes": kv_bytes_at(kv, length), **_gb(kv_bytes_at(kv, length))},
+                f"batch_{KV_BATCH}": {
+                    "bytes": kv_bytes_at(kv, length, KV_BATCH),
+                    **_gb(kv_bytes_at(kv, length, KV_BATCH)),
+                },
+            }
+    return MemoryFacts(
+        weight_bytes=stored,
+        kv_cache_bytes_per_token=kv["bytes_per_token"] if kv else None,
+        context_length=length,
+        details=details,
+    )

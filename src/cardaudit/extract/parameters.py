@@ -1,0 +1,373 @@
+"""Parameter counts, from the best evidence available.
+
+Order of preference: safetensors headers (exact), GGUF headers (exact), the safetensors
+index (``total_size`` / ``weight_map``) with config.json, config.json alone. ``total`` is
+every logical parameter stored (packed int4 / MXFP4 unpacked; quantization scales, zero
+points and indices excluded — they are storage, counted in ``details.aux_bytes``). For a
+config-only count, ``total`` is what transformers builds; MTP layers are in
+``details.mtp``. See :data:`cardaudit.extract.config_count.ACTIVE_CONVENTION` for ``active``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from math import prod
+from typing import Any
+
+from cardaudit.extract.config_count import (
+    ACTIVE_CONVENTION,
+    ConfigCount,
+    count_from_config,
+    moe_shape,
+    text_config,
+)
+from cardaudit.extract.quantization import (
+    DTYPE_BYTES,
+    UNPACKED_DTYPES,
+    config_dtype,
+    is_aux_tensor,
+    logical_dtype,
+    packing_factor,
+    quantization_of,
+)
+from cardaudit.model import Evidence, GGUFHeader, ParameterFacts, SafetensorsHeader, TensorInfo
+
+VISION_MARKERS = (
+    "visual.",
+    "vision_tower",
+    "vision_model",
+    "vision_encoder",
+    "multi_modal_projector",
+    "embed_vision",
+    "audio_tower",
+    "audio_model",
+    "embed_audio",
+    "mm_projector",
+)
+
+
+def _layer_index(name: str) -> int | None:
+    """N in ``...layers.N....`` (string operations: this runs once per tensor)."""
+    at = name.find("layers.")
+    if at == -1 or (at and name[at - 1] != "."):
+        return None
+    digits = name[at + 7 : name.find(".", at + 7)]
+    return int(digits) if digits.isdigit() else None
+
+
+def tensor_part(name: str, num_layers: int | None) -> str:
+    """Which part of the model a tensor belongs to: vision, mtp, expert or core."""
+    lowered = name.lower()
+    if (
+        "vis" in lowered or "audio" in lowered or "multi_modal" in lowered or "mm_" in lowered
+    ) and any(marker in lowered for marker in VISION_MARKERS):
+        return "vision"
+    if lowered.startswith(("mtp.", "model.mtp.", "mtp_")) or ".mtp." in lowered:
+        return "mtp"
+    if num_layers is not None:
+        layer = _layer_index(name)
+        if layer is not None and layer >= num_layers:
+            return "mtp"
+    if (".experts." in name or "_exps." in name) and "shared_expert" not in lowered:
+        return "expert"
+    return "core"
+
+
+def _num_layers(config: Mapping[str, Any] | None) -> int | None:
+    if not isinstance(config, Mapping):
+        return None
+    value = text_config(config).get("num_hidden_layers")
+    return int(value) if isinstance(value, int) else None
+
+
+def _moe_ratio(config: Mapping[str, Any] | None) -> tuple[int, int] | None:
+    if not isinstance(config, Mapping):
+        return None
+    moe = moe_shape(text_config(config))
+    return (moe.top_k, moe.experts) if moe else None
+
+
+def count_tensors(
+    tensors: Iterable[TensorInfo], config: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """Exact logical counts of safetensors tensors, split by dtype and model part."""
+    quant = quantization_of(config)
+    num_layers = _num_layers(config)
+    by_dtype: Counter[str] = Counter()
+    parts: Counter[str] = Counter()
+    stored_bytes = 0.0
+    aux_bytes = 0.0
+    aux_tensors = 0
+    seen: set[str] = set()
+    duplicates = 0
+    for tensor in tensors:
+        if tensor.name in seen:
+            duplicates += 1
+            continue
+        seen.add(tensor.name)
+        elements = prod(tensor.shape)
+        size = elements * DTYPE_BYTES.get(tensor.dtype, 0)
+        stored_bytes += size
+        if is_aux_tensor(tensor.name):
+            aux_bytes += size
+            aux_tensors += 1
+            continue
+        if tensor.dtype in UNPACKED_DTYPES:  # fast path: floats are never packed
+            logical, label = elements, tensor.dtype
+        else:
+            logical = elements * packing_factor(tensor.name, tensor.dtype, quant.bits)
+            label = logical_dtype(tensor.name, tensor.dtype, quant.bits)
+        by_dtype[label] += logical
+        parts[tensor_part(tensor.name, num_layers)] += logical
+    total = sum(by_dtype.values())
+    return {
+        "total": total,
+        "by_dtype": dict(sorted(by_dtype.items())),
+        "parts": dict(parts),
+        "stored_bytes": int(stored_bytes),
+        "aux_bytes": int(aux_bytes),
+        "aux_tensors": aux_tensors,
+        "tensors": len(seen),
+        "duplicate_tensors": duplicates,
+    }
+
+
+def active_from_parts(parts: Mapping[str, int], ratio: tuple[int, int] | None) -> int | None:
+    """Active parameters per token from part totals and the top_k / n_experts ratio."""
+    experts = parts.get("expert", 0)
+    if not experts:
+        return None
+    if ratio is None:
+        return None
+    top_k, n_experts = ratio
+    return parts.get("core", 0) + (experts * top_k) // n_experts
+
+
+def _without_embeddings(active: int | None, config: Mapping[str, Any] | None) -> int | None:
+    if active is None or not isinstance(config, Mapping):
+        return None
+    cfg = text_config(config)
+    vocab, hidden = cfg.get("vocab_size"), cfg.get("hidden_size")
+    if not isinstance(vocab, int) or not isinstance(hidden, int):
+        return None
+    tied = cfg.get("tie_word_embeddings", False)
+    return active - vocab * hidden * (1 if tied else 2)
+
+
+def from_headers(
+    headers: Iterable[SafetensorsHeader], config: Mapping[str, Any] | None
+) -> ParameterFacts | None:
+    readable = [header for header in headers if not header.error]
+    if not readable:
+        return None
+    counted = count_tensors((t for h in readable for t in h.tensors), config)
+    if not counted["tensors"]:
+        return None
+    parts = counted.pop("parts")
+    active = active_from_parts(parts, _moe_ratio(config))
+    details = {
+        **{k: v for k, v in counted.items() if k not in ("total", "by_dtype")},
+        "shards": len(readable),
+        "header_only_shards": [h.path for h in readable if _header_only(h)],
+        "vision": parts.get("vision", 0),
+        "mtp": parts.get("mtp", 0),
+        "experts": parts.get("expert", 0),
+        "language_model": counted["total"] - parts.get("vision", 0) - parts.get("mtp", 0),
+        "active_convention": ACTIVE_CONVENTION,
+        "active_without_embeddings": _without_embeddings(active, config),
+    }
+    return ParameterFacts(counted["total"], active, counted["by_dtype"], "safetensors", details)
+
+
+def _header_only(header: SafetensorsHeader) -> bool:
+    """A file holding its header and no tensor data (a stub; see rule MEM009)."""
+    if header.header_length is None or header.size is None:
+        return False
+    has_data = any(prod(t.shape) for t in header.tensors)
+    return has_data and header.size == 8 + header.header_length
+
+
+def from_gguf(headers: Iterable[GGUFHeader]) -> ParameterFacts | None:
+    readable = [header for header in headers if not header.error and header.tensors]
+    if not readable:
+        return None
+    # Split GGUF files (model-00001-of-00003.gguf) add up; separate quantizations do not.
+    main = readable[0]
+    group = [h for h in readable if _gguf_stem(h.path) == _gguf_stem(main.path)]
+    by_dtype: Counter[str] = Counter()
+    experts = total = 0
+    for header in group:
+        for tensor in header.tensors:
+            elements = prod(tensor.shape)
+            by_dtype[tensor.dtype] += elements
+            total += elements
+            if "_exps." in tensor.name:
+                experts += elements
+    arch = str(main.metadata.get("general.architecture") or "")
+    n_experts = main.metadata.get(f"{arch}.expert_count")
+    top_k = main.metadata.get(f"{arch}.expert_used_count")
+    active = None
+    if experts and isinstance(n_experts, int) and isinstance(top_k, int) and n_experts:
+        active = total - experts + experts * top_k // n_experts
+    details = {
+        "file": main.path,
+        "files": [h.path for h in group],
+        "other_gguf_files": [h.path for h in readable if h not in group],
+        "architecture": arch or None,
+        "stored_bytes": sum(h.tensor_bytes for h in group),
+        "experts": experts,
+        "active_convention": ACTIVE_CONVENTION,
+    }
+    return ParameterFacts(total, active, dict(sorted(by_dtype.items())), "gguf", details)
+
+
+def _gguf_stem(path: str) -> str:
+    return re.sub(r"-\d{5}-of-\d{5}\.gguf$", "", path.lower())
+
+
+def _config_details(count: ConfigCount) -> dict[str, Any]:
+    return {
+        "family": count.family,
+        "components": dict(count.components),
+        "mtp": count.components.get("mtp", 0),
+        "vision": count.components.get("vision", 0),
+        "total_with_mtp": count.total_with_mtp,
+        "notes": list(count.notes),
+        "active_convention": ACTIVE_CONVENTION,
+    }
+
+
+def index_total_size(index: Mapping[str, Any] | None) -> int | None:
+    if not isinstance(index, Mapping):
+        return None
+    metadata = index.get("metadata")
+    size = metadata.get("total_size") if isinstance(metadata, Mapping) else None
+    return int(size) if isinstance(size, int | float) and size >= 0 else None
+
+
+def index_weight_map(index: Mapping[str, Any] | None) -> Mapping[str, str]:
+    if not isinstance(index, Mapping) or not isinstance(index.get("weight_map"), Mapping):
+        return {}
+    return {str(k): str(v) for k, v in index["weight_map"].items()}
+
+
+def from_index(
+    index: Mapping[str, Any] | None, config: Mapping[str, Any] | None
+) -> ParameterFacts | None:
+    """Counts from the safetensors index: ``total_size`` over the bytes per parameter."""
+    total_size = index_total_size(index)
+    if total_size is None:
+        return None
+    weight_map = index_weight_map(index)
+    count = count_from_config(config) if isinstance(config, Mapping) else None
+    dtype = config_dtype(config) or "BF16"
+    quant = quantization_of(config)
+    num_layers = _num_layers(config)
+    parts = Counter(tensor_part(name, num_layers) for name in weight_map)
+    details: dict[str, Any] = {
+        "index_total_size": total_size,
+        "index_tensors": len(weight_map),
+        "shards": len(set(weight_map.values())),
+        "has_mtp_tensors": parts.get("mtp", 0) > 0,
+        "has_vision_tensors": parts.get("vision", 0) > 0,
+        "active_convention": ACTIVE_CONVENTION,
+    }
+    metadata = index.get("metadata") if isinstance(index, Mapping) else None
+    if isinstance(metadata, Mapping) and isinstance(metadata.get("total_parameters"), int):
+        details["index_total_parameters"] = metadata["total_parameters"]
+    active = count.active if count else None
+    if count is not None:
+        details["config"] = _config_details(count)
+    if quant.method is None and count is not None:
+        inferred = _infer_dtype(total_size, count, details["has_mtp_tensors"])
+        if inferred is not None:
+            details["dtype_inferred"] = inferred
+            if inferred != dtype:
+                details["config_dtype"] = dtype
+            dtype = inferred
+    if quant.method is None and dtype in DTYPE_BYTES:
+        total = int(total_size / DTYPE_BYTES[dtype])
+        details["method"] = f"total_size / {DTYPE_BYTES[dtype]:g} bytes per {dtype} parameter"
+        by_dtype = {dtype: total}
+    elif count is not None:
+        total = count.total_with_mtp if details["has_mtp_tensors"] else count.total
+        details["method"] = f"config.json count ({quant.label or 'quantized'} storage)"
+        by_dtype = {}
+    else:
+        return None
+    return ParameterFacts(total, active, by_dtype, "index", details)
+
+
+#: Storage dtypes tried when inferring what an index's total_size was written in.
+_WIDTHS = {"F32": 4, "BF16": 2, "F8_E4M3": 1}
+
+
+def _infer_dtype(total_size: int, count: ConfigCount, with_mtp: bool) -> str | None:
+    """The dtype whose width turns total_size into the config count (within 1%), if any."""
+    expected = count.total_with_mtp if with_mtp else count.total
+    if not expected:
+        return None
+    for name, width in _WIDTHS.items():
+        if abs(total_size / width - expected) <= 0.01 * expected:
+            return name
+    return None
+
+
+def from_config(config: Mapping[str, Any] | None) -> ParameterFacts | None:
+    if not isinstance(config, Mapping):
+        return None
+    count = count_from_config(config)
+    if count is None:
+        return None
+    dtype = config_dtype(config)
+    quantized = quantization_of(config).method is not None
+    by_dtype = {dtype: count.total} if dtype and not quantized else {}
+    return ParameterFacts(count.total, count.active, by_dtype, "config", _config_details(count))
+
+
+def parameter_facts(evidence: Evidence) -> ParameterFacts:
+    """The most exact parameter count the evidence allows (empty facts when none)."""
+    config = evidence.config
+    missing = _shards_without_headers(evidence)
+    headers = () if missing else evidence.safetensors
+    for facts in (
+        from_headers(headers, config),
+        from_gguf(evidence.gguf),
+        from_index(evidence.safetensors_index, config),
+        from_config(config),
+    ):
+        if facts is not None:
+            if facts.source != "config" and isinstance(config, Mapping):
+                count = count_from_config(config)
+                if count is not None:
+                    facts = _with_config_estimate(facts, count)
+            if missing:
+                from dataclasses import replace
+
+                details = {**facts.details, "shards_without_headers": missing}
+                facts = replace(facts, details=details)
+            return facts
+    return ParameterFacts()
+
+
+def _shards_without_headers(evidence: Evidence) -> list[str]:
+    """Shards the index lists whose header was not read (absent or unreadable)."""
+    shards = set(index_weight_map(evidence.safetensors_index).values())
+    if not shards or not evidence.safetensors:
+        return []
+    read = {h.path.rsplit("/", 1)[-1] for h in evidence.safetensors if not h.error}
+    return sorted(s for s in shards if s.rsplit("/", 1)[-1] not in read)
+
+
+def _with_config_estimate(facts: ParameterFacts, count: ConfigCount) -> ParameterFacts:
+    from dataclasses import replace
+
+    details = dict(facts.details)
+    details.setdefault("config", _config_details(count))
+    details["config_total"] = count.total
+    if facts.active is None and count.active is not None and facts.source != "gguf":
+        details["active_source"] = "config"
+        return replace(facts, active=count.active, details=details)
+    return replace(facts, details=details)

@@ -1,0 +1,159 @@
+"""Quantized storage: bytes per dtype, packed tensors and quantization side tensors.
+
+A *logical* parameter is one weight of the unquantized model. Packed formats hold several
+in one stored element (GPTQ/AWQ ``qweight``: 8 int4 in an int32; MXFP4 ``*_blocks``: 2 fp4
+in a byte); quantization side tensors (FP8 block scales, GPTQ scales/zeros/g_idx, MXFP4
+scales) are storage, not parameters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: Bytes per element of every safetensors dtype (sub-byte types rounded per element).
+DTYPE_BYTES: Mapping[str, float] = {
+    "F64": 8,
+    "I64": 8,
+    "U64": 8,
+    "F32": 4,
+    "I32": 4,
+    "U32": 4,
+    "F16": 2,
+    "BF16": 2,
+    "I16": 2,
+    "U16": 2,
+    "F8_E4M3": 1,
+    "F8_E5M2": 1,
+    "F8_E8M0": 1,
+    "I8": 1,
+    "U8": 1,
+    "BOOL": 1,
+    "F4": 0.5,
+    "F6_E2M3": 0.75,
+    "F6_E3M2": 0.75,
+}
+
+#: Dtypes that never hold packed sub-byte values.
+UNPACKED_DTYPES = frozenset({"F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2", "I64", "BOOL"})
+
+#: Names used in configs for a torch dtype, mapped to safetensors dtype names.
+CONFIG_DTYPES: Mapping[str, str] = {
+    "bfloat16": "BF16",
+    "float16": "F16",
+    "half": "F16",
+    "float32": "F32",
+    "float": "F32",
+    "float8_e4m3fn": "F8_E4M3",
+    "int8": "I8",
+}
+
+#: What-if precisions: bytes per logical parameter.
+WHAT_IF_BYTES: Mapping[str, float] = {"BF16": 2, "FP8": 1, "INT4": 0.5}
+
+AUX_SUFFIXES = (
+    "weight_scale_inv",
+    "weight_scale",
+    "input_scale",
+    "weight_zero_point",
+    ".scales",
+    "_scales",
+    ".qzeros",
+    ".g_idx",
+    ".absmax",
+    ".quant_map",
+    ".quant_state",
+    ".nested_absmax",
+    ".nested_quant_map",
+    ".SCB",
+    "weight_global_scale",
+)
+_PACKED_INT = re.compile(r"(\.qweight|weight_packed)$")
+_MXFP4_BLOCKS = re.compile(r"_blocks$")
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """What config.json says about quantized storage."""
+
+    method: str | None = None
+    bits: int | None = None
+    fmt: str | None = None
+    block_size: tuple[int, ...] | None = None
+
+    @property
+    def label(self) -> str | None:
+        if self.method is None:
+            return None
+        parts = [self.method]
+        if self.fmt:
+            parts.append(self.fmt)
+        if self.bits:
+            parts.append(f"{self.bits}-bit")
+        return " ".join(parts)
+
+
+def quantization_of(config: Mapping[str, Any] | None) -> Quantization:
+    """Quantization settings from ``quantization_config`` (or none)."""
+    if not isinstance(config, Mapping):
+        return Quantization()
+    qc = config.get("quantization_config")
+    if not isinstance(qc, Mapping):
+        text = config.get("text_config")
+        qc = text.get("quantization_config") if isinstance(text, Mapping) else None
+    if not isinstance(qc, Mapping):
+        return Quantization()
+    method = str(qc.get("quant_method") or qc.get("quant_type") or "unknown").lower()
+    bits = qc.get("bits") or qc.get("w_bit") or qc.get("num_bits")
+    if method == "mxfp4":
+        bits = 4
+    if method == "fp8":
+        bits = 8
+    block = qc.get("weight_block_size")
+    block_size = tuple(int(b) for b in block) if isinstance(block, list) else None
+    fmt = qc.get("fmt") or qc.get("version")
+    return Quantization(
+        method=method,
+        bits=int(bits) if isinstance(bits, int | float) else None,
+        fmt=str(fmt) if fmt else None,
+        block_size=block_size,
+    )
+
+
+def is_aux_tensor(name: str) -> bool:
+    """Whether ``name`` is a quantization side tensor (scale, zero point, index)."""
+    return name.endswith(AUX_SUFFIXES)
+
+
+def packing_factor(name: str, dtype: str, bits: int | None) -> int:
+    """Logical parameters held by one stored element of tensor ``name``."""
+    if _MXFP4_BLOCKS.search(name) and dtype == "U8":
+        return 2
+    if _PACKED_INT.search(name) and dtype in ("I32", "U32", "I8", "U8"):
+        width = int(DTYPE_BYTES[dtype] * 8)
+        return max(width // (bits or 4), 1)
+    return 1
+
+
+def logical_dtype(name: str, dtype: str, bits: int | None) -> str:
+    """The dtype label a packed tensor's parameters are reported under."""
+    if _MXFP4_BLOCKS.search(name) and dtype == "U8":
+        return "MXFP4"
+    if packing_factor(name, dtype, bits) > 1:
+        return f"INT{bits or 4}"
+    return dtype
+
+
+def config_dtype(config: Mapping[str, Any] | None) -> str | None:
+    """The safetensors name of the dtype config.json declares (``torch_dtype``/``dtype``)."""
+    if not isinstance(config, Mapping):
+        return None
+    for source in (config, config.get("text_config")):
+        if not isinstance(source, Mapping):
+            continue
+        value = source.get("torch_dtype") or source.get("dtype")
+        if isinstance(value, str):
+            return CONFIG_DTYPES.get(value.lower().removeprefix("torch."), value.upper())
+    return None

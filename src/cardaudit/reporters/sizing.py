@@ -1,0 +1,66 @@
+"""Rows of the text report's "Parameters and memory" table (plain strings, no rich)."""
+
+from __future__ import annotations
+
+from cardaudit.model import Facts
+
+
+def _size(value: float) -> str:
+    return f"{value / 1e9:,.2f} GB = {value / 2**30:,.2f} GiB"
+
+
+def _count(value: int) -> str:
+    return f"{value:,} ({value / 1e9:,.2f}B)" if value >= 1e8 else f"{value:,}"
+
+
+def sizing_rows(facts: Facts) -> list[tuple[str, str]]:
+    """(label, value) rows; empty when nothing about size is known."""
+    params, memory = facts.parameters, facts.memory
+    rows: list[tuple[str, str]] = []
+    if params.total is not None:
+        rows.append(("total parameters", f"{_count(params.total)} from {params.source}"))
+        details = params.details
+        if details.get("mtp"):
+            rows.append(("  of which MTP layers", _count(details["mtp"])))
+        if details.get("vision"):
+            rows.append(("  of which vision tower", _count(details["vision"])))
+        if params.active is not None:
+            rows.append(("active per token", f"{_count(params.active)} (with embeddings)"))
+        for dtype, count in params.by_dtype.items():
+            rows.append((f"  stored as {dtype}", _count(count)))
+        if details.get("header_only_shards"):
+            rows.append(
+                ("header-only shards", f"{len(details['header_only_shards'])} (no tensor data)")
+            )
+        if details.get("shards_without_headers"):
+            rows.append(("shards not read", ", ".join(details["shards_without_headers"])))
+    if memory.weight_bytes is not None:
+        how = memory.details.get("weights", {}).get("from", "")
+        rows.append(("weights", f"{_size(memory.weight_bytes)} ({how})"))
+    for name, what_if in memory.details.get("what_if", {}).items():
+        rows.append((f"  in {name}", _size(what_if["bytes"])))
+    kv = memory.details.get("kv_cache")
+    if kv:
+        text = f"{kv['bytes_per_token']:,} bytes ({kv['attention']})"
+        if kv.get("sliding_bytes_per_token"):
+            text += f" + {kv['sliding_bytes_per_token']:,} in sliding layers (window "
+            text += f"{kv['sliding_window']:,})"
+        if kv.get("constant_state_bytes"):
+            text += f" + constant state {kv['constant_state_bytes'] / 1e6:,.1f} MB"
+        rows.append(("KV cache per token", text))
+        at = kv.get("at_context")
+        if at:
+            for key, value in at.items():
+                if key.startswith("batch_"):
+                    rows.append(
+                        (f"  at {at['tokens']:,} tokens, batch {key[6:]}", _size(value["bytes"]))
+                    )
+    context = memory.details.get("context") or {}
+    if context.get("max_position_embeddings"):
+        text = f"max_position_embeddings {context['max_position_embeddings']:,}"
+        if context.get("effective") != context.get("max_position_embeddings"):
+            text += f", {context['effective']:,} with rope scaling"
+        if context.get("stated"):
+            text += f"; card states {context['stated']:,}"
+        rows.append(("context", text))
+    return rows
