@@ -98,6 +98,7 @@ def run(hub, work: Path, shards: int, per_expert: bool) -> None:
             times.append(time.perf_counter() - start)
         headers = sum(len(h.tensors) for h in report.evidence.safetensors)
         assert headers == len(tensors), "every tensor's header entry was read"
+        counted = report.facts.parameters.total
         elapsed = sorted(times)[1]
         rows.append((label, len(hub.log), hub.body_bytes(), hub.weight_bytes(), elapsed))
 
@@ -122,6 +123,7 @@ def run(hub, work: Path, shards: int, per_expert: bool) -> None:
     for label, requests, body, weights, seconds in rows:
         print(f"{label:30} {requests:>9} {body:>16,} {weights:>16,} {seconds:>9.2f}s")
     print()
+    print(f"parameters counted by cardaudit from the headers: {counted:,} (expected {params:,})")
     print("snapshot_download's bytes are what it would download (its dry run asks the Hub for")
     print("file sizes only); cardaudit's are the response bodies the server actually sent.")
 
