@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -274,3 +275,54 @@ def test_hf_home_cache_is_used_without_hf_hub_cache(
     again = acquire(AuditRequest(target="org/model", code_discovery=False))
     assert not hub.requests("GET", "/resolve/") and not hub.requests(None, "/cdn/")
     assert again.safetensors == evidence.safetensors
+
+
+def _gguf_file(path: Path, data_bytes: int) -> int:
+    """A real GGUF header (with an 80k-token vocabulary) over a sparse data section."""
+    gguf = pytest.importorskip("gguf")
+    import numpy as np
+
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_block_count(1)
+    writer.add_context_length(4096)
+    writer.add_token_list([f"token-{i:05d}" for i in range(80_000)])
+    writer.add_tensor("token_embd.weight", np.zeros((64, 32), dtype=np.float16))
+    writer.add_tensor("blk.0.ffn_up.weight", np.zeros((96, 32), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    header = path.stat().st_size - (64 * 32 * 2 + 96 * 32 * 4)
+    os.truncate(path, header + data_bytes)  # the same header, a huge sparse data section
+    return header
+
+
+def test_gguf_headers_read_by_range(hub: FakeHub, tmp_path: Path) -> None:
+    path = tmp_path / "model-Q8_0.gguf"
+    header = _gguf_file(path, 20 * 1024**3)
+    assert header > 1024 * 1024  # the vocabulary pushes the header past the first read
+    hub.commit("org/gguf", {"README.md": card(licence="mit"), "model-Q8_0.gguf": path})
+    evidence = acquire(AuditRequest(target="org/gguf", code_discovery=False))
+    [parsed] = evidence.gguf
+    assert parsed.error is None
+    assert [(t.name, t.dtype, t.shape) for t in parsed.tensors] == [
+        ("token_embd.weight", "F16", (64, 32)),
+        ("blk.0.ffn_up.weight", "F32", (96, 32)),
+    ]
+    from cardaudit.extract import build_facts
+
+    parameters = build_facts(evidence).parameters
+    assert (parameters.source, parameters.total) == ("gguf", 64 * 32 + 96 * 32)
+    sent = sum(e.body_bytes for e in hub.log if e.host == "cdn")
+    assert header <= sent <= 4 * 1024 * 1024  # 1 MiB, then up to 4 MiB: never the 20 GB
+    assert all(e.range for e in hub.log if e.path.endswith(".gguf") and e.method == "GET")
+    assert not [e for e in hub.log if e.status == 403]
+
+
+def test_corrupt_gguf_is_a_finding(hub: FakeHub, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"GGUF" + b"\xff" * 4096)
+    hub.commit("org/gguf", {"README.md": card(licence="mit"), "bad.gguf": bad})
+    evidence = acquire(AuditRequest(target="org/gguf", code_discovery=False))
+    assert [p.rule_id for p in evidence.problems] == ["SRC003"]
+    assert evidence.problems[0].location.path == "bad.gguf"

@@ -12,7 +12,7 @@ import re
 import struct
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -22,6 +22,7 @@ from cardaudit.model import (
     Evidence,
     FileEntry,
     FileVersion,
+    GGUFHeader,
     Location,
     Problem,
     RepoSnapshot,
@@ -65,6 +66,10 @@ MAX_HEADER_FILES = 512
 HEADER_WORKERS = 8
 #: Fewest bytes one tensor's entry takes in a header, besides its name.
 MIN_ENTRY_BYTES = 50
+#: GGUF headers (metadata with token lists, then tensor infos) are read in growing prefixes.
+GGUF_FIRST_READ = 1024 * 1024
+GGUF_MAX_HEADER = 64 * 1024 * 1024
+MAX_GGUF_FILES = 64
 #: The first read is capped (an index could list tensors a shard does not have).
 MAX_FIRST_READ = 2 * 1024 * 1024
 
@@ -317,6 +322,53 @@ class HubSource:
             return SafetensorsHeader(entry.path, entry.size, error=error), None
         return parse_header_json(entry.path, entry.size, header, header_length=length), raw
 
+    # ------------------------------------------------------------------ GGUF headers
+
+    def gguf_headers(
+        self, repo_id: str, sha: str, files: list[FileEntry]
+    ) -> tuple[list[GGUFHeader], str | None]:
+        """Headers of the repo's .gguf files, each from a prefix read by HTTP Range."""
+        ggufs = [entry for entry in files if entry.path.lower().endswith(".gguf")]
+        note = None
+        if len(ggufs) > MAX_GGUF_FILES:
+            note = f"headers read from {MAX_GGUF_FILES} of {len(ggufs)} .gguf files"
+            ggufs = ggufs[:MAX_GGUF_FILES]
+        if not ggufs:
+            return [], note
+        self.step(f"Reading GGUF headers of {repo_id}")
+        with ThreadPoolExecutor(max_workers=min(HEADER_WORKERS, len(ggufs))) as pool:
+            return list(pool.map(lambda entry: self.read_gguf(repo_id, sha, entry), ggufs)), note
+
+    def read_gguf(self, repo_id: str, sha: str, entry: FileEntry) -> GGUFHeader:
+        """Parse a growing prefix (1 MiB, then x4) until the whole header is in it.
+
+        The header's length is only known once parsed, so up to one step of tensor data
+        past its end may be fetched; never more than ``GGUF_MAX_HEADER`` bytes in all.
+        """
+        import tempfile
+
+        from cardaudit.sources.gguf_header import read_gguf_header
+
+        prefix = b""
+        want = min(GGUF_FIRST_READ, entry.size)
+        with tempfile.TemporaryDirectory(prefix="cardaudit-gguf-") as folder:
+            local = Path(folder) / "header.gguf"
+            while True:
+                if want > len(prefix):
+                    prefix += self.client.read_range(
+                        repo_id, entry.path, sha, len(prefix), want - 1
+                    )
+                local.write_bytes(prefix)
+                header = read_gguf_header(str(local), entry.path, entry.size)
+                if header.error is None or want >= entry.size or len(prefix) < want:
+                    return header
+                if want >= GGUF_MAX_HEADER:
+                    return replace(
+                        header,
+                        error=f"no complete GGUF header in its first {GGUF_MAX_HEADER} bytes",
+                    )
+                want = min(want * 4, entry.size, GGUF_MAX_HEADER)
+
     # ------------------------------------------------------------------ evidence
 
     def evidence(self, ref: HubRef, *, history: bool = True) -> Evidence:
@@ -343,6 +395,9 @@ class HubSource:
         )
         if note:
             skipped["*.safetensors (headers)"] = note
+        ggufs, note = self.gguf_headers(ref.repo_id, sha, files)
+        if note:
+            skipped["*.gguf (headers)"] = note
         snapshot = RepoSnapshot(
             kind="hub",
             id=ref.repo_id,
@@ -354,5 +409,11 @@ class HubSource:
             history=frozen_mapping({"README.md": versions} if versions else {}),
             url=self.client.repo_url(ref.repo_id),
         )
+        problems += [
+            Problem("SRC003", f"{header.path}: {header.error}", Location(header.path))
+            for header in ggufs
+            if header.error
+        ]
         target = Target("hub", ref.repo_id, None, sha)
-        return assemble(target, snapshot, headers=headers, problems=problems)
+        evidence = assemble(target, snapshot, headers=headers, problems=problems)
+        return replace(evidence, gguf=tuple(ggufs)) if ggufs else evidence
