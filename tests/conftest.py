@@ -72,3 +72,35 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     if hub_server.SESSION is not None:
         hub_server.SESSION.reset()
         monkeypatch.setenv("HF_ENDPOINT", hub_server.SESSION.endpoint)
+
+
+# --------------------------------------------------------------------------- tracking store
+
+PG_URL_VAR = "CARDAUDIT_TEST_PG_URL"
+
+
+def _reset_postgres(url: str) -> None:
+    """Drop every store table so each PostgreSQL test starts from an empty database."""
+    from sqlalchemy import text
+
+    from cardaudit.store.engine import create_store_engine, resolve_url
+    from cardaudit.store.schema import Base
+
+    engine = create_store_engine(resolve_url(url))
+    with engine.begin() as connection:
+        Base.metadata.drop_all(connection)
+        connection.execute(text("DROP TABLE IF EXISTS alembic_version"))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A URL for an empty store: a SQLite file, and PostgreSQL when CI provides a server
+    (``CARDAUDIT_TEST_PG_URL``; skipped without it)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.db'}"
+    url = os.environ.get(PG_URL_VAR)
+    if not url:
+        pytest.skip(f"{PG_URL_VAR} is not set (.ci/run starts a PostgreSQL server)")
+    _reset_postgres(url)
+    return url

@@ -1,9 +1,16 @@
 """Fixture scenarios: each ``fixtures/<name>/`` holds ``model/`` and optionally ``code/``,
-``base/`` and a ``scenario.yaml`` with extra audit arguments."""
+``base/`` and a ``scenario.yaml`` with extra audit arguments.
+
+``previous_audit: {report: FILE, audited_at: TIME}`` in ``scenario.yaml`` seeds a fresh
+tracking store with that JSON report as the model's previous audit, and audits the scenario
+the way ``cardaudit audit --record`` does (for rules such as LIC050 that compare audits).
+"""
 
 from __future__ import annotations
 
 import json
+import tempfile
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -56,11 +63,24 @@ def scenario_request(name: str) -> AuditRequest:
 
 
 def scenario_report(name: str, request: AuditRequest | None = None) -> Report:
-    """Audit a scenario under its model repo's own config (``.cardaudit.toml``), if any."""
+    """Audit a scenario under its model repo's own config (``.cardaudit.toml``), if any;
+    with ``previous_audit``, against a tracking store seeded with it."""
     seed_hub(name)
     evidence = acquire(request or scenario_request(name))
     config = find_config(evidence, None, cwd=FIXTURES / name)
-    return audit_evidence(evidence, policy_from(config))
+    previous = scenario_settings(name).get("previous_audit")
+    if not previous:
+        return audit_evidence(evidence, policy_from(config))
+    from cardaudit.store import Store, target_key
+    from cardaudit.tracking import record_evidence
+
+    seed = json.loads((FIXTURES / name / previous["report"]).read_text())
+    audited_at = previous["audited_at"]
+    if isinstance(audited_at, str):
+        audited_at = datetime.fromisoformat(audited_at)
+    with tempfile.TemporaryDirectory() as folder, Store.open(f"{folder}/store.db") as store:
+        store.record_json(seed, target_key(evidence.target), audited_at)
+        return record_evidence(store, evidence, policy_from(config)).report
 
 
 def scenario_json(name: str) -> dict[str, Any]:

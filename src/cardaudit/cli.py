@@ -125,6 +125,17 @@ def audit(
     show_suppressed: Annotated[
         bool, typer.Option("--show-suppressed", help="Also list findings hidden by waivers.")
     ] = False,
+    record: Annotated[
+        bool,
+        typer.Option(
+            "--record",
+            help="Store this audit in the tracking store and compare it with the previous one.",
+        ),
+    ] = False,
+    db: Annotated[
+        str | None,
+        typer.Option("--db", help="Tracking store URL or SQLite path (default: $CARDAUDIT_DB)."),
+    ] = None,
     revision: Annotated[
         str | None,
         typer.Option(
@@ -190,7 +201,12 @@ def audit(
         unknown_ids = sorted(set(policy.severity) - set(catalogue))
         if unknown_ids:
             raise fail(f"severity override for unknown rule {unknown_ids[0]!r}")
-        report = audit_evidence(evidence, policy)
+        if record:
+            from cardaudit.cli_track import audit_recorded
+
+            report = audit_recorded(evidence, policy, db)
+        else:
+            report = audit_evidence(evidence, policy)
         options = {"show_suppressed": show_suppressed, "width": _width()}
         if output_dir is not None:
             try:
@@ -229,6 +245,11 @@ def rules(
     if rule is None:
         raise fail(f"unknown rule {rule_id!r} (see `cardaudit rules`)")
     sys.stdout.write(render_rule(rule, color=_use_color(None), width=_width()))
+
+
+from cardaudit.cli_track import register as _register_tracking  # noqa: E402
+
+_register_tracking(app)
 
 
 def main() -> None:

@@ -234,6 +234,17 @@ class Target:
 
 
 @dataclass(frozen=True)
+class PriorAudit:
+    """The previous stored audit of the same model (from the tracking store), if any."""
+
+    audit_id: int
+    revision: str | None
+    audited_at: datetime
+    licence_declared: str | None
+    licence_spdx: str | None
+
+
+@dataclass(frozen=True)
 class Evidence:
     """Everything acquired about one model repo, its code repo and its base models."""
 
@@ -248,6 +259,7 @@ class Evidence:
     base_relation: str | None = None
     problems: tuple[Problem, ...] = ()
     gguf: tuple[GGUFHeader, ...] = ()
+    previous: PriorAudit | None = None
     #: How the evidence was gathered (e.g. ``code_repo_choice``: which card link was cloned, why).
     notes: Mapping[str, Any] = field(default_factory=frozen_mapping)
 

@@ -19,6 +19,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "code_attribution",
     "waivers",
     "memory",
+    "tracking",
     "acquisition",
 )
 

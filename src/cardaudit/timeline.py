@@ -1,0 +1,339 @@
+"""History and diff of stored audits: pure functions over :class:`AuditRecord` values.
+
+A diff compares two audits of one model: the licence (a change is a LIC050 error finding),
+promises that appeared, were delivered, were dropped or changed status, and findings added
+or resolved. A history is the first audit followed by the diff of each consecutive pair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from itertools import pairwise
+from typing import Any
+
+from cardaudit.model import Severity
+from cardaudit.store.records import AuditRecord, FindingRecord, PromiseRecord, display_key
+
+LICENCE_RULE = "LIC050"
+
+
+@dataclass(frozen=True)
+class LicenceChange:
+    before: str | None
+    after: str | None
+    finding: FindingRecord
+
+
+@dataclass(frozen=True)
+class PromiseChange:
+    before: PromiseRecord
+    after: PromiseRecord
+
+
+@dataclass(frozen=True)
+class AuditDiff:
+    """What changed between two audits of the same model."""
+
+    old: AuditRecord
+    new: AuditRecord
+    licence_change: LicenceChange | None = None
+    promises_appeared: tuple[PromiseRecord, ...] = ()
+    promises_delivered: tuple[PromiseChange, ...] = ()
+    promises_dropped: tuple[PromiseRecord, ...] = ()
+    promises_changed: tuple[PromiseChange, ...] = ()
+    findings_added: tuple[FindingRecord, ...] = ()
+    findings_resolved: tuple[FindingRecord, ...] = ()
+    findings_unchanged: int = 0
+
+    @property
+    def findings(self) -> tuple[FindingRecord, ...]:
+        """Findings the diff itself raises (a licence change is an error)."""
+        return (self.licence_change.finding,) if self.licence_change else ()
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.licence_change
+            or self.promises_appeared
+            or self.promises_delivered
+            or self.promises_dropped
+            or self.promises_changed
+            or self.findings_added
+            or self.findings_resolved
+        )
+
+
+@dataclass(frozen=True)
+class Event:
+    """One line of a timeline."""
+
+    at: datetime
+    audit_id: int
+    revision: str | None
+    kind: str
+    message: str
+    severity: Severity | None = None
+    rule_id: str | None = None
+    where: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    finding: FindingRecord | None = None  # the finding this event raises (LIC050)
+
+
+@dataclass(frozen=True)
+class History:
+    target_key: str
+    audits: tuple[AuditRecord, ...]
+    events: tuple[Event, ...]
+
+    @property
+    def target(self) -> str:
+        return display_key(self.target_key)
+
+
+def _licence_finding(old: AuditRecord, new: AuditRecord) -> FindingRecord:
+    """The LIC050 finding for a licence change: the one stored with ``new`` when it was
+    recorded against ``old``, else one built from the two audits."""
+    for finding in new.findings:
+        if finding.rule_id == LICENCE_RULE:
+            return finding
+    from cardaudit.checks.tracking import describe
+
+    return FindingRecord(
+        rule_id=LICENCE_RULE,
+        severity=_rule_severity(),
+        message=(
+            f"licence changed from {describe(old.licence_declared or old.licence_spdx)} "
+            f"(audit #{old.id} of {old.short_revision}, {old.audited_at:%Y-%m-%d}) to "
+            f"{describe(new.licence_declared or new.licence_spdx)}: legal review must see this"
+        ),
+        repo="model",
+        path=None,
+        line=None,
+    )
+
+
+def _rule_severity() -> Severity:
+    from cardaudit.rules import load_rules
+
+    return load_rules()[LICENCE_RULE].severity
+
+
+def _licence_changed(old: AuditRecord, new: AuditRecord) -> bool:
+    from cardaudit.checks.tracking import licence_changed
+    from cardaudit.rules import load_rules
+
+    return licence_changed(
+        (old.licence_spdx, old.licence_declared),
+        (new.licence_spdx, new.licence_declared),
+        load_rules()[LICENCE_RULE],
+    )
+
+
+def diff_audits(old: AuditRecord, new: AuditRecord) -> AuditDiff:
+    """What changed from ``old`` to ``new`` (two audits of one model)."""
+    licence = None
+    if _licence_changed(old, new):
+        licence = LicenceChange(old.licence, new.licence, _licence_finding(old, new))
+
+    before = {p.identity: p for p in old.promises}
+    after = {p.identity: p for p in new.promises}
+    delivered, changed = [], []
+    for identity, now in after.items():
+        was = before.get(identity)
+        if was is None or was.status == now.status:
+            continue
+        change = PromiseChange(was, now)
+        (delivered if now.status == "delivered" else changed).append(change)
+
+    # A finding of the diff's own rule is the change itself, not a finding that "appeared".
+    old_findings = {f.identity: f for f in old.active_findings() if f.rule_id != LICENCE_RULE}
+    new_findings = {f.identity: f for f in new.active_findings() if f.rule_id != LICENCE_RULE}
+    return AuditDiff(
+        old=old,
+        new=new,
+        licence_change=licence,
+        promises_appeared=tuple(p for i, p in after.items() if i not in before),
+        promises_delivered=tuple(delivered),
+        promises_dropped=tuple(p for i, p in before.items() if i not in after),
+        promises_changed=tuple(changed),
+        findings_added=tuple(f for i, f in new_findings.items() if i not in old_findings),
+        findings_resolved=tuple(f for i, f in old_findings.items() if i not in new_findings),
+        findings_unchanged=len(set(old_findings) & set(new_findings)),
+    )
+
+
+def _when(promise: PromiseRecord, audit: AuditRecord) -> datetime:
+    """When a promise first appeared: its git ``first_seen`` date when known."""
+    if promise.first_seen:
+        try:
+            moment = datetime.fromisoformat(promise.first_seen.replace("Z", "+00:00"))
+        except ValueError:
+            return audit.audited_at
+        return moment if moment.tzinfo else moment.replace(tzinfo=audit.audited_at.tzinfo)
+    return audit.audited_at
+
+
+def _event(audit: AuditRecord, kind: str, message: str, **extra: Any) -> Event:
+    at = extra.pop("at", audit.audited_at)
+    return Event(at, audit.id, audit.revision, kind, message, **extra)
+
+
+def _promise_detail(promise: PromiseRecord) -> dict[str, Any]:
+    return {
+        "artifact": promise.artifact,
+        "text": promise.text,
+        "status": promise.status,
+        "first_seen": promise.first_seen,
+        "reason": promise.reason,
+    }
+
+
+def _finding_detail(finding: FindingRecord) -> dict[str, Any]:
+    return {"message": finding.message, "evidence": finding.evidence}
+
+
+def diff_events(diff: AuditDiff) -> list[Event]:
+    """The timeline events of one diff, stamped with the newer audit."""
+    new = diff.new
+    events: list[Event] = []
+    if diff.licence_change:
+        change = diff.licence_change
+        events.append(
+            _event(
+                new,
+                "licence_changed",
+                change.finding.message,
+                severity=change.finding.severity,  # type: ignore[arg-type]
+                rule_id=LICENCE_RULE,
+                where=change.finding.where(),
+                detail={"before": change.before, "after": change.after},
+                finding=change.finding,
+            )
+        )
+    for promise in diff.promises_appeared:
+        events.append(
+            _event(
+                new,
+                "promise_appeared",
+                f"promise appeared ({promise.artifact}, {promise.status}): {promise.text}",
+                at=_when(promise, new),
+                where=promise.where(),
+                detail=_promise_detail(promise),
+            )
+        )
+    for change in diff.promises_delivered:
+        events.append(
+            _event(
+                new,
+                "promise_delivered",
+                f"promise delivered ({change.after.artifact}): {change.after.text}"
+                + (f" — {change.after.reason}" if change.after.reason else ""),
+                where=change.after.where(),
+                detail={**_promise_detail(change.after), "previous_status": change.before.status},
+            )
+        )
+    for change in diff.promises_changed:
+        events.append(
+            _event(
+                new,
+                "promise_status_changed",
+                f"promise {change.before.status} → {change.after.status} "
+                f"({change.after.artifact}): {change.after.text}",
+                where=change.after.where(),
+                detail={**_promise_detail(change.after), "previous_status": change.before.status},
+            )
+        )
+    for promise in diff.promises_dropped:
+        note = "never delivered" if promise.status != "delivered" else "after delivery"
+        events.append(
+            _event(
+                new,
+                "promise_dropped",
+                f"promise dropped from the text ({promise.artifact}, {note}): {promise.text}",
+                where=promise.where(),
+                detail=_promise_detail(promise),
+            )
+        )
+    for finding in diff.findings_added:
+        events.append(
+            _event(
+                new,
+                "finding_added",
+                f"{finding.rule_id} {finding.message}",
+                severity=finding.severity,  # type: ignore[arg-type]
+                rule_id=finding.rule_id,
+                where=finding.where(),
+                detail=_finding_detail(finding),
+            )
+        )
+    for finding in diff.findings_resolved:
+        events.append(
+            _event(
+                new,
+                "finding_resolved",
+                f"{finding.rule_id} resolved: {finding.message}",
+                rule_id=finding.rule_id,
+                where=finding.where(),
+                detail=_finding_detail(finding),
+            )
+        )
+    return events
+
+
+def first_audit_events(audit: AuditRecord) -> list[Event]:
+    """The baseline: licence, findings count and every promise the first audit saw."""
+    active = audit.active_findings()
+    events = [
+        _event(
+            audit,
+            "first_audit",
+            f"first audit: licence {audit.licence_declared or 'not declared'}; "
+            f"{audit.errors} error(s), {audit.warnings} warning(s), {audit.infos} info; "
+            f"{len(active)} finding(s), {len(audit.promises)} promise(s)",
+            detail={"licence": audit.licence_declared, "licence_spdx": audit.licence_spdx},
+        )
+    ]
+    for promise in audit.promises:
+        events.append(
+            _event(
+                audit,
+                "promise_appeared",
+                f"promise appeared ({promise.artifact}, {promise.status}): {promise.text}",
+                at=_when(promise, audit),
+                where=promise.where(),
+                detail=_promise_detail(promise),
+            )
+        )
+    return events
+
+
+def build_history(target_key: str, audits: list[AuditRecord]) -> History:
+    """The timeline of a model from its stored audits (oldest first)."""
+    events: list[Event] = []
+    if audits:
+        events += first_audit_events(audits[0])
+    for old, new in pairwise(audits):
+        events += diff_events(diff_audits(old, new))
+    return History(target_key, tuple(audits), tuple(events))
+
+
+def pick_audit(audits: list[AuditRecord], reference: str) -> AuditRecord:
+    """The audit a ``--from`` / ``--to`` value names: ``#ID``, or a revision (prefix), the
+    latest audit of that revision winning."""
+    from cardaudit.errors import UsageError
+
+    reference = reference.strip()
+    if reference.startswith("#") and reference[1:].isdigit():
+        for audit in audits:
+            if audit.id == int(reference[1:]):
+                return audit
+        raise UsageError(f"no audit {reference} of this model")
+    if len(reference) < 4:
+        raise UsageError(f"revision {reference!r} is too short (give at least 4 characters)")
+    matches = [a for a in audits if a.revision and a.revision.startswith(reference.lower())]
+    if not matches:
+        raise UsageError(f"no stored audit at revision {reference!r}")
+    if len({a.revision for a in matches}) > 1:
+        raise UsageError(f"revision {reference!r} is ambiguous")
+    return matches[-1]

@@ -1,0 +1,278 @@
+"""History and diff from real audits of a git repo whose card changes over three revisions.
+
+Revision 1 declares Apache-2.0 without shipping its text (ATT001) and promises training
+code and evaluation scripts; revision 2 adds LICENSE and train.py (ATT001 resolved, the
+training-code promise delivered); revision 3 switches to CC-BY-NC-4.0 (LIC050) and drops
+the evaluation promise.
+
+Promise extraction is another module's job: ``stand_in_promises`` fixes the promises to what
+the card says, so the store and timeline are tested on their own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+import cardaudit.pipeline
+from cardaudit.cli import app
+from cardaudit.extract import build_facts
+from cardaudit.model import Evidence, Facts, Promise
+from cardaudit.sources import AuditRequest
+from cardaudit.store import Store, key_for_argument
+from cardaudit.timeline import build_history, diff_audits, pick_audit
+from cardaudit.tracking import audit_and_record
+from scenarios import FIXTURES, ROOT
+
+TIMELINE_SCHEMA = json.loads((ROOT / "docs" / "timeline.schema.json").read_text())
+
+CARD = """---
+license: {licence}
+pipeline_tag: text-generation
+---
+
+# Finch-2B
+
+A two-billion-parameter text generator.
+
+Training code coming soon.
+{eval_line}
+## License
+
+See the `license` field above.
+"""
+EVAL_LINE = "Evaluation scripts will be released.\n"
+PROMISE = re.compile(r"coming soon|will be released", re.IGNORECASE)
+ARTIFACTS = {"training": ("training_code", "train.py"), "evaluation": ("evaluation_code", "eval")}
+
+
+def stand_in_promises(evidence: Evidence) -> tuple[Promise, ...]:
+    card = evidence.card
+    promises = []
+    for number, line in enumerate(card.raw.splitlines() if card else [], start=1):
+        if not PROMISE.search(line):
+            continue
+        artifact, delivered_by = ARTIFACTS[line.split()[0].lower()]
+        delivered = any(entry.path.startswith(delivered_by) for entry in evidence.repo.files)
+        promises.append(
+            Promise(
+                text=line.strip(),
+                artifact=artifact,
+                path=card.path,
+                line=number,
+                status="delivered" if delivered else "missing",
+                first_seen="2026-03-01T00:00:00+00:00",
+                reason=f"{delivered_by} present" if delivered else None,
+            )
+        )
+    return tuple(promises)
+
+
+@pytest.fixture(autouse=True)
+def promises_from_the_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    def facts(evidence: Evidence) -> Facts:
+        return replace(build_facts(evidence), promises=stand_in_promises(evidence))
+
+    monkeypatch.setattr(cardaudit.pipeline, "build_facts", facts)
+
+
+def git(repo: Path, *args: str, date: str = "2026-03-01T00:00:00+00:00") -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Test",
+        "GIT_AUTHOR_EMAIL": "test@example.com",
+        "GIT_COMMITTER_NAME": "Test",
+        "GIT_COMMITTER_EMAIL": "test@example.com",
+        "GIT_AUTHOR_DATE": date,
+        "GIT_COMMITTER_DATE": date,
+    }
+    done = subprocess.run(
+        ["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+def commit(repo: Path, date: str, licence: str, *, eval_promise: bool, files: dict) -> str:
+    (repo / "README.md").write_text(
+        CARD.format(licence=licence, eval_line=EVAL_LINE if eval_promise else "")
+    )
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    git(repo, "add", "-A", date=date)
+    git(repo, "commit", "-q", "-m", f"release {date[:10]}", date=date)
+    return git(repo, "rev-parse", "HEAD")
+
+
+REVISION_DATES = ("2026-03-01", "2026-04-01", "2026-05-01")
+
+
+@pytest.fixture
+def model_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "finch"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    return repo
+
+
+def audit_revisions(store: Store, repo: Path) -> list[str]:
+    """Commit and audit the three revisions, each recorded the day after its commit."""
+    apache = (FIXTURES / "clover" / "model" / "LICENSE").read_text()
+    cc_by_nc = (FIXTURES / "licence-changed" / "model" / "LICENSE").read_text()
+    steps = [
+        ("apache-2.0", True, {}),
+        ("apache-2.0", True, {"LICENSE": apache, "train.py": "print('train')\n"}),
+        ("cc-by-nc-4.0", False, {"LICENSE": cc_by_nc}),
+    ]
+    shas = []
+    for day, (licence, eval_promise, files) in zip(REVISION_DATES, steps, strict=True):
+        sha = commit(repo, f"{day}T12:00:00+00:00", licence, eval_promise=eval_promise, files=files)
+        audited_at = datetime.fromisoformat(f"{day}T12:00:00+00:00").replace(day=2)
+        audit_and_record(store, AuditRequest(str(repo)), audited_at=audited_at)
+        shas.append(sha)
+    return shas
+
+
+@pytest.fixture
+def recorded(store_url: str, model_repo: Path):
+    with Store.open(store_url) as store:
+        shas = audit_revisions(store, model_repo)
+        audits = store.audits(key_for_argument(str(model_repo)))
+    return shas, audits
+
+
+def test_each_revision_is_recorded_in_order(recorded) -> None:
+    shas, audits = recorded
+    assert [a.revision for a in audits] == shas
+    assert [a.audited_at.date().isoformat() for a in audits] == [
+        "2026-03-02",
+        "2026-04-02",
+        "2026-05-02",
+    ]
+    assert [a.licence_declared for a in audits] == ["apache-2.0", "apache-2.0", "cc-by-nc-4.0"]
+    assert [[p.status for p in a.promises] for a in audits] == [
+        ["missing", "missing"],
+        ["delivered", "missing"],
+        ["delivered"],
+    ]
+
+
+def test_licence_change_is_an_error_finding_in_the_recorded_audit(recorded) -> None:
+    shas, audits = recorded
+    assert not any(f.rule_id == "LIC050" for a in audits[:2] for f in a.findings)
+    (finding,) = [f for f in audits[2].findings if f.rule_id == "LIC050"]
+    assert (finding.severity, finding.path, finding.line) == ("error", "README.md", 2)
+    assert f"audit #{audits[1].id} of {shas[1][:12]}, 2026-04-02" in finding.message
+    assert "from `apache-2.0`" in finding.message and "to `cc-by-nc-4.0`" in finding.message
+
+
+def test_history_timeline(recorded) -> None:
+    _shas, audits = recorded
+    history = build_history(audits[0].target_key, audits)
+    events = [(e.audit_id, e.kind, e.where, e.severity, e.rule_id) for e in history.events]
+    first, second, third = (a.id for a in audits)
+    assert events == [
+        (first, "first_audit", None, None, None),
+        (first, "promise_appeared", "README.md:10", None, None),
+        (first, "promise_appeared", "README.md:11", None, None),
+        (second, "promise_delivered", "README.md:10", None, None),
+        (second, "finding_resolved", "README.md:2", None, "ATT001"),
+        (third, "licence_changed", "README.md:2", "error", "LIC050"),
+        (third, "promise_dropped", "README.md:11", None, None),
+    ]
+    appeared = history.events[1]
+    assert appeared.at == datetime(2026, 3, 1, tzinfo=UTC)  # first_seen, not the audit time
+    assert appeared.detail["artifact"] == "training_code"
+    assert "never delivered" in history.events[-1].message
+    assert history.events[0].message.startswith("first audit: licence apache-2.0; 1 error(s)")
+
+
+def test_diff_between_any_two_audits(recorded) -> None:
+    shas, audits = recorded
+    whole = diff_audits(pick_audit(audits, shas[0][:7]), pick_audit(audits, f"#{audits[2].id}"))
+    assert whole.licence_change is not None
+    assert (whole.licence_change.before, whole.licence_change.after) == (
+        "Apache-2.0",
+        "CC-BY-NC-4.0",
+    )
+    assert [p.artifact for p in whole.promises_dropped] == ["evaluation_code"]
+    assert [c.after.artifact for c in whole.promises_delivered] == ["training_code"]
+    assert whole.promises_changed == () and whole.promises_appeared == ()
+    assert [f.rule_id for f in whole.findings_resolved] == ["ATT001"]
+    assert whole.findings_added == ()
+    quiet = diff_audits(audits[0], audits[1])
+    assert quiet.licence_change is None and quiet.findings == ()
+    assert [c.after.artifact for c in quiet.promises_delivered] == ["training_code"]
+
+
+def test_cli_history_and_diff(recorded, store_url: str, model_repo: Path) -> None:
+    shas, _audits = recorded
+    runner = CliRunner()
+    target = str(model_repo)
+    result = runner.invoke(app, ["history", target, "--db", store_url, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [a["revision"] for a in data["audits"]] == shas
+    jsonschema.validate(data, TIMELINE_SCHEMA)
+    (finding,) = data["findings"]
+    assert (finding["rule_id"], finding["severity"]) == ("LIC050", "error")
+    assert finding["location"] == {"path": "README.md", "line": 2, "repo": "model"}
+    assert data["events"][5]["kind"] == "licence_changed"
+
+    text = runner.invoke(app, ["history", target, "--db", store_url])
+    assert text.exit_code == 0
+    assert "licence changed (ERROR LIC050)" in text.stdout
+    assert "promise delivered" in text.stdout
+
+    latest = runner.invoke(app, ["diff", target, "--db", store_url, "--format", "json"])
+    assert latest.exit_code == 1  # the licence changed between the last two audits
+    diff = json.loads(latest.stdout)
+    jsonschema.validate(diff, TIMELINE_SCHEMA)
+    assert (diff["from"]["revision"], diff["to"]["revision"]) == (shas[1], shas[2])
+    assert diff["licence"] == {"before": "Apache-2.0", "after": "CC-BY-NC-4.0", "changed": True}
+    assert [f["rule_id"] for f in diff["findings"]] == ["LIC050"]
+    assert [p["artifact"] for p in diff["promises"]["dropped"]] == ["evaluation_code"]
+
+    early = runner.invoke(
+        app, ["diff", target, "--db", store_url, "--from", shas[0][:8], "--to", shas[1][:8]]
+    )
+    assert early.exit_code == 0, early.output
+    assert "✓ delivered" in early.stdout and "resolved" in early.stdout
+    assert "licence unchanged: Apache-2.0" in early.stdout
+
+    unknown = runner.invoke(app, ["diff", target, "--db", store_url, "--from", "deadbeef"])
+    assert unknown.exit_code == 2
+    assert "no stored audit at revision 'deadbeef'" in unknown.output
+
+
+def test_history_of_an_unknown_model_is_a_one_line_error(store_url: str) -> None:
+    result = CliRunner().invoke(app, ["history", "org/never-audited", "--db", store_url])
+    assert result.exit_code == 2
+    assert "no stored audit of org/never-audited" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_audit_record_compares_with_the_previous_audit(model_repo: Path, tmp_path: Path) -> None:
+    db = str(tmp_path / "cli.db")
+    runner = CliRunner()
+    commit(model_repo, "2026-03-01T12:00:00+00:00", "mit", eval_promise=False, files={})
+    first = runner.invoke(app, ["audit", str(model_repo), "--record", "--db", db, "-f", "json"])
+    checks = {c["rule_id"]: c["outcome"] for c in json.loads(first.stdout)["checks"]}
+    assert checks["LIC050"] == "not_applicable"  # nothing to compare with yet
+    assert "recorded audit #1" in first.stderr
+    commit(model_repo, "2026-04-01T12:00:00+00:00", "bsd-3-clause", eval_promise=False, files={})
+    second = runner.invoke(app, ["audit", str(model_repo), "--record", "--db", db, "-f", "json"])
+    assert second.exit_code == 1
+    assert "recorded audit #2 (previous: #1)" in second.stderr
+    (finding,) = [f for f in json.loads(second.stdout)["findings"] if f["rule_id"] == "LIC050"]
+    assert finding["severity"] == "error"
+    assert finding["location"] == {"path": "README.md", "line": 2, "key": "license"}
+    assert finding["evidence"] == "license: bsd-3-clause"
