@@ -28,6 +28,33 @@ os.environ.update(
 )
 for _var in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "HF_ENDPOINT"):
     os.environ.pop(_var, None)
+# Git never reaches github.com in tests: its URLs are rewritten to bare repos under this folder.
+GITHUB_ROOT = Path(_HOME) / "github"
+GITHUB_ROOT.mkdir()
+os.environ.update(
+    {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": f"url.{GITHUB_ROOT.as_uri()}/.insteadOf",
+        "GIT_CONFIG_VALUE_0": "https://github.com/",
+        "GIT_TERMINAL_PROMPT": "0",
+    }
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Start the local Hub before anything imports huggingface_hub (it reads HF_ENDPOINT once)."""
+    import hub_server
+
+    hub_server.SESSION = hub_server.FakeHub()
+    os.environ["HF_ENDPOINT"] = hub_server.SESSION.endpoint
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    import hub_server
+
+    if hub_server.SESSION is not None:
+        hub_server.SESSION.close()
+        hub_server.SESSION = None
 
 
 @pytest.fixture(autouse=True)
@@ -40,6 +67,11 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("CARDAUDIT_CACHE", str(tmp_path / "cardaudit-cache"))
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "120")
+    import hub_server
+
+    if hub_server.SESSION is not None:
+        hub_server.SESSION.reset()
+        monkeypatch.setenv("HF_ENDPOINT", hub_server.SESSION.endpoint)
 
 
 # --------------------------------------------------------------------------- tracking store

@@ -32,28 +32,40 @@ def scenario_names() -> list[str]:
     return sorted(p.name for p in FIXTURES.iterdir() if (p / "model").is_dir())
 
 
+def scenario_settings(name: str) -> dict[str, Any]:
+    path = FIXTURES / name / "scenario.yaml"
+    return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
+
+
+def seed_hub(name: str) -> None:
+    """Serve the scenario's ``hub:`` repos (id -> folder in the fixture) from the test Hub."""
+    import hub_server
+
+    repos = scenario_settings(name).get("hub") or {}
+    if repos and hub_server.SESSION is None:
+        raise RuntimeError(f"scenario {name} needs the test Hub (tests/conftest.py)")
+    for repo_id, folder in repos.items():
+        hub_server.SESSION.commit_folder(repo_id, FIXTURES / name / folder)
+
+
 def scenario_request(name: str) -> AuditRequest:
     folder = FIXTURES / name
-    settings: dict[str, Any] = {}
-    if (folder / "scenario.yaml").is_file():
-        settings = yaml.safe_load((folder / "scenario.yaml").read_text()) or {}
+    settings = scenario_settings(name)
     code = folder / "code" if (folder / "code").is_dir() else None
     base = folder / "base" if (folder / "base").is_dir() else None
     return AuditRequest(
         target=str(folder / "model"),
         code=str(code) if code and settings.get("code", True) else None,
         base=str(base) if base and settings.get("base", True) else None,
+        base_depth=settings.get("base_depth"),
+        code_discovery=settings.get("code_discovery"),
     )
-
-
-def scenario_settings(name: str) -> dict[str, Any]:
-    path = FIXTURES / name / "scenario.yaml"
-    return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
 
 
 def scenario_report(name: str, request: AuditRequest | None = None) -> Report:
     """Audit a scenario under its model repo's own config (``.cardaudit.toml``), if any;
     with ``previous_audit``, against a tracking store seeded with it."""
+    seed_hub(name)
     evidence = acquire(request or scenario_request(name))
     config = find_config(evidence, None, cwd=FIXTURES / name)
     previous = scenario_settings(name).get("previous_audit")

@@ -62,13 +62,24 @@ def _write(path: Path, text: str) -> None:
 
 @app.command()
 def audit(
-    target: Annotated[str, typer.Argument(help="Model repo: a local directory.")],
+    target: Annotated[
+        str,
+        typer.Argument(
+            help="Model repo: a local directory, or a Hub repo (org/name, hf://org/name, https://huggingface.co/org/name)."
+        ),
+    ],
     code: Annotated[
         str | None,
-        typer.Option("--code", help="The model's code repo (directory or git checkout)."),
+        typer.Option(
+            "--code",
+            help="The model's code repo: a directory, a git checkout or a git URL (URL#REV).",
+        ),
     ] = None,
     base: Annotated[
-        str | None, typer.Option("--base", help="The base model's repo (directory).")
+        str | None,
+        typer.Option(
+            "--base", help="The base model: a directory or a Hub repo id (overrides the card)."
+        ),
     ] = None,
     output_format: Annotated[
         list[str] | None,
@@ -125,6 +136,30 @@ def audit(
         str | None,
         typer.Option("--db", help="Tracking store URL or SQLite path (default: $CARDAUDIT_DB)."),
     ] = None,
+    revision: Annotated[
+        str | None,
+        typer.Option(
+            "--revision", help="Hub branch, tag or commit to audit (resolved to a commit sha)."
+        ),
+    ] = None,
+    base_depth: Annotated[
+        int | None,
+        typer.Option(
+            "--base-depth",
+            min=0,
+            help="Generations of base models to fetch from the Hub (default 3 for Hub targets, 0 for local paths).",
+        ),
+    ] = None,
+    code_discovery: Annotated[
+        bool | None,
+        typer.Option(
+            "--code-discovery/--no-code-discovery",
+            help="Clone the code repo linked from the card (default: on for Hub targets, off for local paths).",
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress display on stderr.")
+    ] = False,
 ) -> None:
     """Audit a model repo and report what holds and what does not."""
     from cardaudit.config import find_config
@@ -146,7 +181,18 @@ def audit(
         raise fail("use either --output FILE or --output-dir DIR, not both")
     try:
         catalogue = load_rules()
-        evidence = acquire(AuditRequest(target=target, code=code, base=base))
+        to_stdout = output is None and output_dir is None
+        request = AuditRequest(
+            target=target,
+            code=code,
+            base=base,
+            revision=revision,
+            base_depth=base_depth,
+            code_discovery=code_discovery,
+            # Silent when asked, and when a machine-readable report goes to stdout.
+            progress=not quiet and not (to_stdout and formats[0] != "text"),
+        )
+        evidence = acquire(request)
         config = find_config(evidence, config_file)
         policy = policy_from(
             config, select=split_patterns(select), ignore=split_patterns(ignore), fail_on=fail_on

@@ -260,6 +260,8 @@ class Evidence:
     problems: tuple[Problem, ...] = ()
     gguf: tuple[GGUFHeader, ...] = ()
     previous: PriorAudit | None = None
+    #: How the evidence was gathered (e.g. ``code_repo_choice``: which card link was cloned, why).
+    notes: Mapping[str, Any] = field(default_factory=frozen_mapping)
 
     def json_file(self, path: str) -> Any:
         """Parsed JSON of a text file in the model repo, or None when absent or invalid."""

@@ -22,6 +22,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "tracking",
     "promises",
     "claims",
+    "acquisition",
 )
 
 _REGISTRY: dict[str, CheckFn] = {}

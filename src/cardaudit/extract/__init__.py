@@ -45,6 +45,8 @@ def build_facts(evidence: Evidence) -> Facts:
     promises = attempts.run("promises", lambda: promise_facts(evidence, now), ())
     claims = attempts.run("claims", lambda: claim_facts(evidence), ())
     extra: dict[str, Any] = {**lineage_extra, "figures": figures}
+    if "code_repo_choice" in evidence.notes:
+        extra["code_repo_choice"] = evidence.notes["code_repo_choice"]
     if attempts.errors:
         extra["extract_errors"] = attempts.errors
     return Facts(

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from cardaudit.errors import SourceError
 from cardaudit.model import (
     Evidence,
     GGUFHeader,
+    Location,
     Problem,
     RepoSnapshot,
     SafetensorsHeader,
     Target,
+    frozen_mapping,
 )
 
 
@@ -24,6 +27,12 @@ class AuditRequest:
     code: str | None = None
     base: str | None = None
     revision: str | None = None
+    #: Generations of base models fetched from the Hub (None: 3 for Hub targets, 0 for local).
+    base_depth: int | None = None
+    #: Look for the code repo among the card's GitHub links (None: on for Hub targets only).
+    code_discovery: bool | None = None
+    #: Show a progress display on stderr while fetching.
+    progress: bool = False
 
 
 def read_local_headers(root: Path, snapshot: RepoSnapshot) -> list[SafetensorsHeader]:
@@ -93,22 +102,149 @@ def local_code_repo(path: str) -> tuple[RepoSnapshot, list[Problem]]:
 
 def acquire(request: AuditRequest) -> Evidence:
     """Gather the evidence for ``request``; raises :class:`SourceError` when impossible."""
-    base: tuple[Evidence, ...] = ()
-    if request.base:
-        if not Path(request.base).exists():
-            raise SourceError(f"base model path not found: {request.base}")
-        base = (local_evidence(request.base),)
-    code = None
-    code_problems: list[Problem] = []
-    if request.code:
-        if not Path(request.code).exists():
-            raise SourceError(f"code repo path not found: {request.code}")
-        code, code_problems = local_code_repo(request.code)
-    if not Path(request.target).exists():
-        raise SourceError(f"path not found: {request.target}")
-    evidence = local_evidence(request.target, code=code, base=base)
-    if code_problems:
-        from dataclasses import replace
+    from cardaudit.sources.progress import progress_display
 
-        evidence = replace(evidence, problems=evidence.problems + tuple(code_problems))
-    return evidence
+    with progress_display(request.progress) as step:
+        return _Acquisition(request, step).run()
+
+
+class _Acquisition:
+    """One run of :func:`acquire`: the model repo, then its code repo and base models."""
+
+    def __init__(self, request: AuditRequest, step) -> None:
+        self.request = request
+        self.step = step
+        self._hub = None
+
+    @property
+    def hub(self):
+        """The HubSource, built on first use (so local audits never import huggingface_hub)."""
+        if self._hub is None:
+            from cardaudit.sources.hub import HubSource
+            from cardaudit.sources.hub_client import HubClient
+
+            self._hub = HubSource(HubClient.from_environment(), self.step)
+        return self._hub
+
+    def hub_ref(self, text: str):
+        from cardaudit.sources.hub import parse_hub_target
+        from cardaudit.sources.hub_client import hub_endpoint
+
+        return parse_hub_target(text, hub_endpoint())
+
+    def run(self) -> Evidence:
+        request = self.request
+        is_local = Path(request.target).expanduser().exists()
+        if is_local:
+            if request.revision:
+                raise SourceError("--revision applies to Hub targets; a local path has none")
+            evidence = local_evidence(request.target)
+        else:
+            ref = self.hub_ref(request.target)
+            if ref is None:
+                raise SourceError(f"path not found: {request.target}")
+            if request.revision:
+                ref = replace(ref, revision=request.revision)
+            try:
+                evidence = self.hub.evidence(ref)
+            except SourceError as exc:
+                # A bare org/name may equally be a mistyped local path: say both.
+                unreachable = str(exc).startswith(("model repo ", "cannot reach", "the Hub at"))
+                if ref.repo_id == request.target and unreachable:
+                    raise SourceError(
+                        f"path not found: {request.target}; as a Hub repo: {exc}"
+                    ) from None
+                raise
+        notes: dict[str, Any] = {}
+        code, code_problems = self.code_repo(evidence, is_local, notes)
+        depth = request.base_depth
+        if depth is None:
+            depth = 0 if is_local else _default_depth()
+        base_problems: list[Problem] = []
+        if request.base:
+            evidence = replace(
+                evidence, base=(self.explicit_base(request.base, depth, base_problems),)
+            )
+        elif depth > 0:
+            evidence = self.with_bases(evidence, depth, base_problems)
+        return replace(
+            evidence,
+            code=code,
+            problems=evidence.problems + tuple(code_problems) + tuple(base_problems),
+            notes=frozen_mapping({**evidence.notes, **notes}),
+        )
+
+    # ------------------------------------------------------------------ base models
+
+    def fetch_base(self, base_id: str) -> Evidence:
+        ref = self.hub_ref(base_id)
+        if ref is None:
+            from cardaudit.sources.hub import HubRef
+
+            ref = HubRef(base_id)
+        return self.hub.evidence(ref, history=False)
+
+    def with_bases(self, evidence: Evidence, depth: int, problems: list[Problem]) -> Evidence:
+        from cardaudit.sources.lineage import Lineage
+
+        lineage = Lineage(self.fetch_base, depth)
+        attached = lineage.attach(evidence)
+        problems += lineage.problems
+        return attached
+
+    def explicit_base(self, text: str, depth: int, problems: list[Problem]) -> Evidence:
+        """``--base PATH|ID``: a missing base given explicitly is a fatal error."""
+        if Path(text).expanduser().exists():
+            base = local_evidence(text)
+        elif self.hub_ref(text) is not None:
+            base = self.fetch_base(text)
+        else:
+            raise SourceError(f"base model path not found: {text}")
+        if depth > 1:
+            from cardaudit.sources.lineage import Lineage
+
+            lineage = Lineage(self.fetch_base, depth - 1)
+            base = lineage.attach(base)
+            problems += lineage.problems
+        return base
+
+    # ------------------------------------------------------------------ code repo
+
+    def code_repo(
+        self, evidence: Evidence, is_local: bool, notes: dict[str, Any]
+    ) -> tuple[RepoSnapshot | None, list[Problem]]:
+        from cardaudit.sources.git import code_snapshot, is_git_url
+
+        request = self.request
+        if request.code:
+            if Path(request.code).expanduser().exists():
+                return local_code_repo(request.code)
+            if is_git_url(request.code):
+                self.step(f"Cloning {request.code}")
+                return code_snapshot(request.code)
+            raise SourceError(f"code repo path not found: {request.code}")
+        discovery = request.code_discovery
+        if discovery is None:
+            discovery = not is_local
+        if not discovery:
+            return None, []
+        from cardaudit.sources.code_links import choose_code_link
+
+        link, record = choose_code_link(evidence.card, evidence.target.id)
+        notes["code_repo_choice"] = record
+        if link is None:
+            return None, []
+        self.step(f"Cloning {link.url}")
+        try:
+            return code_snapshot(link.url)
+        except SourceError as exc:
+            where = Location(evidence.card.path if evidence.card else None, link.line)
+            return None, [
+                Problem("SRC011", f"code repo linked from the card: {exc}", where, link.url)
+            ]
+
+
+def _default_depth() -> int:
+    from cardaudit.sources.lineage import DEFAULT_BASE_DEPTH
+
+    return DEFAULT_BASE_DEPTH

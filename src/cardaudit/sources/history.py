@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 from cardaudit.model import FileVersion, Tag, frozen_mapping
@@ -68,6 +68,9 @@ def repo_tags(repo_root: Path | str) -> tuple[Tag, ...]:
         except (ValueError, git.GitCommandError):
             continue
         tag_object = ref.tag
-        when = tag_object.tagged_datetime if tag_object is not None else commit.committed_datetime
-        tags.append(Tag(ref.name, commit.hexsha, when.astimezone(UTC)))
+        if tag_object is not None:  # annotated: the tagger's date (GitPython has no datetime)
+            when = datetime.fromtimestamp(tag_object.tagged_date, UTC)
+        else:
+            when = commit.committed_datetime.astimezone(UTC)
+        tags.append(Tag(ref.name, commit.hexsha, when))
     return tuple(sorted(tags, key=lambda tag: (tag.date, tag.name)))

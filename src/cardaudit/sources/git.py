@@ -1,0 +1,186 @@
+"""GitSource: the model's code repo, cloned with gitpython into a cache (never executed).
+
+The clone is blobless (``--filter=blob:none``): every commit and tag comes down, but file
+contents only for the checked-out tree and, lazily, the old README / licence versions the
+history reader asks for. Git LFS smudging and hooks are disabled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from cardaudit.errors import SourceError
+from cardaudit.model import Problem, RepoSnapshot
+
+GIT_URL = re.compile(r"^(https?|git|ssh|file)://|^[\w.-]+@[\w.-]+:")
+
+
+def cache_root() -> Path:
+    """``CARDAUDIT_CACHE``, else the platform's user cache dir for cardaudit."""
+    if os.environ.get("CARDAUDIT_CACHE"):
+        return Path(os.environ["CARDAUDIT_CACHE"]).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("cardaudit"))
+
+
+def is_git_url(text: str) -> bool:
+    return bool(GIT_URL.match(text.strip()))
+
+
+def redact_url(url: str) -> str:
+    """The URL without any user name or password in it."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+def _slug(url: str) -> str:
+    parts = urlsplit(url)
+    name = re.sub(r"[^\w.-]+", "-", (parts.path or url).strip("/").removesuffix(".git"))[-60:]
+    digest = hashlib.sha256(url.encode()).hexdigest()[:12]
+    return f"{name or 'repo'}-{digest}"
+
+
+def _git_env() -> dict[str, str]:
+    # No LFS downloads, no prompts for credentials: a missing repo fails fast.
+    return {"GIT_LFS_SKIP_SMUDGE": "1", "GIT_TERMINAL_PROMPT": "0"}
+
+
+def _clone_error(url: str, exc: Exception) -> str:
+    text = str(getattr(exc, "stderr", "") or exc)
+    lowered = text.lower()
+    if "not found" in lowered or "does not appear to be a git repository" in lowered:
+        reason = "repository not found"
+    elif "could not resolve host" in lowered or "unable to access" in lowered:
+        reason = "host unreachable"
+    elif "authentication" in lowered or "terminal prompts disabled" in lowered:
+        reason = "authentication required (private repository?)"
+    else:
+        lines = [line.strip() for line in text.splitlines() if line.strip().startswith("fatal")]
+        reason = lines[0] if lines else type(exc).__name__
+    return f"could not clone {redact_url(url)}: {reason}"
+
+
+def clone(url: str, *, revision: str | None = None) -> Path:
+    """A blobless clone of ``url`` in the cache (refreshed if already there); its path."""
+    try:
+        import git
+    except ImportError as exc:  # gitpython without the git binary
+        raise SourceError(f"git is not available: {exc}") from None
+
+    target = cache_root() / "git" / _slug(url)
+    options = ["--filter=blob:none"]
+    env = _git_env()
+    try:
+        if (target / ".git").is_dir():
+            repo = git.Repo(target)
+            with repo.git.custom_environment(**env):
+                repo.git.fetch("origin", "--tags", "--force", "--prune")
+                ref = revision or "origin/HEAD"
+                repo.git.checkout("--force", "--detach", ref)
+            return target
+    except (git.GitCommandError, git.InvalidGitRepositoryError, ValueError):
+        shutil.rmtree(target, ignore_errors=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        repo = git.Repo.clone_from(url, partial, multi_options=options, env=env)
+        if revision:
+            with repo.git.custom_environment(**env):
+                repo.git.checkout("--force", "--detach", revision)
+    except git.GitCommandError as exc:
+        shutil.rmtree(partial, ignore_errors=True)
+        if revision and "pathspec" in str(exc.stderr):
+            raise SourceError(f"revision {revision!r} not found in {redact_url(url)}") from None
+        raise SourceError(_clone_error(url, exc)) from None
+    shutil.rmtree(target, ignore_errors=True)
+    partial.rename(target)
+    return target
+
+
+def split_code_url(url: str) -> tuple[str, str | None]:
+    """The clonable URL and revision of ``URL#REV`` or a GitHub ``/tree/REV`` page link."""
+    base, _, revision = url.partition("#")
+    parts = urlsplit(base)
+    if parts.hostname in ("github.com", "www.github.com"):
+        segments = [p for p in parts.path.split("/") if p]
+        if len(segments) >= 4 and segments[2] in ("tree", "commit", "releases") and not revision:
+            revision = segments[-1] if segments[2] == "releases" else segments[3]
+        if len(segments) > 2:
+            base = urlunsplit((parts.scheme, parts.netloc, "/" + "/".join(segments[:2]), "", ""))
+    return base, revision or None
+
+
+def prefetch_history_blobs(root: Path) -> int:
+    """Fetch, in one request, every version of the files whose history is read (README,
+    LICENSE, NOTICE...), so the history reader does not lazily fetch them one by one.
+
+    Best effort: returns how many blobs were asked for (0 when nothing was or could be).
+    """
+    import git
+
+    from cardaudit.sources.history import MAX_VERSIONS, tracked_history_paths
+    from cardaudit.sources.local import list_files
+
+    paths = tracked_history_paths(entry.path for entry in list_files(root))
+    if not paths:
+        return 0
+    repo = git.Repo(root)
+    try:
+        raw = repo.git.log(
+            "--raw", "--no-abbrev", "--format=", f"--max-count={MAX_VERSIONS}", "--", *paths
+        )
+        blob_ids = set()
+        for line in raw.splitlines():
+            fields = line.split()
+            if len(fields) >= 4 and line.startswith(":") and set(fields[3]) != {"0"}:
+                blob_ids.add(fields[3])
+        if not blob_ids:
+            return 0
+        with tempfile.TemporaryFile() as ids, repo.git.custom_environment(**_git_env()):
+            ids.write("".join(f"{oid}\n" for oid in sorted(blob_ids)).encode())
+            ids.seek(0)
+            repo.git.execute(
+                [
+                    "git",
+                    "-c",
+                    "fetch.negotiationAlgorithm=noop",
+                    "fetch",
+                    "origin",
+                    "--no-tags",
+                    "--no-write-fetch-head",
+                    "--recurse-submodules=no",
+                    "--filter=blob:none",
+                    "--stdin",
+                ],
+                istream=ids,
+            )
+        return len(blob_ids)
+    except git.GitCommandError:
+        return 0
+
+
+def code_snapshot(url: str) -> tuple[RepoSnapshot, list[Problem]]:
+    """Clone ``url`` (``URL#REV`` picks a revision) and read it like a local checkout."""
+    from dataclasses import replace
+
+    from cardaudit.sources.local import read_snapshot
+
+    base, revision = split_code_url(url)
+    root = clone(base, revision=revision)
+    prefetch_history_blobs(root)
+    snapshot, problems = read_snapshot(root, repo_label="code", kind="git")
+    name = urlsplit(base).path.strip("/").removesuffix(".git") or snapshot.id
+    return replace(snapshot, id=name, url=redact_url(base)), problems

@@ -1,0 +1,419 @@
+"""HubSource: a model repo on the Hugging Face Hub, read with the real huggingface_hub client.
+
+Only what the checks need is fetched: the repo listing, the card, licence / notice / policy
+files and small configs (into the huggingface_hub cache), and the header of each
+``.safetensors`` file by HTTP Range. Weight data is never downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from datetime import UTC
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from cardaudit.errors import SourceError
+from cardaudit.model import (
+    Evidence,
+    FileEntry,
+    FileVersion,
+    GGUFHeader,
+    Location,
+    Problem,
+    RepoSnapshot,
+    SafetensorsHeader,
+    Target,
+    TextFile,
+    frozen_mapping,
+)
+from cardaudit.sources.hub_client import HubClient
+from cardaudit.sources.local import MAX_TEXT_BYTES, decode_text
+from cardaudit.sources.safetensors_header import MAX_HEADER_BYTES, parse_header_json
+
+Step = Callable[[str], None]
+
+REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
+HUB_HOSTS = {"huggingface.co", "www.huggingface.co", "hf.co"}
+#: Small files read by exact top-level name (case-insensitive).
+WANTED_NAMES = {
+    "readme.md",
+    "config.json",
+    "generation_config.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "model.safetensors.index.json",
+    "adapter_config.json",
+    "quantization_config.json",
+    "quant_config.json",
+    "quantize_config.json",
+    "mergekit_config.yml",
+    "mergekit_config.yaml",
+    "params.json",
+    "chat_template.jinja",
+    "citation.cff",
+}
+#: Top-level files whose name starts with (or contains) one of these are licence-like texts.
+LICENCE_WORDS = ("license", "licence", "notice", "copying", "copyright", "use_policy", "policy")
+#: At most this many commits are examined for older versions of the card (newest first).
+MAX_CARD_COMMITS = 20
+#: safetensors files whose headers are read (the rest are listed, not read).
+MAX_HEADER_FILES = 512
+HEADER_WORKERS = 8
+#: Fewest bytes one tensor's entry takes in a header, besides its name.
+MIN_ENTRY_BYTES = 50
+#: GGUF headers (metadata with token lists, then tensor infos) are read in growing prefixes.
+GGUF_FIRST_READ = 1024 * 1024
+GGUF_MAX_HEADER = 64 * 1024 * 1024
+MAX_GGUF_FILES = 64
+#: The first read is capped (an index could list tensors a shard does not have).
+MAX_FIRST_READ = 2 * 1024 * 1024
+
+
+def header_cache_path(repo_id: str, sha: str, path: str) -> Path:
+    """Where the header of ``path`` at commit ``sha`` is kept (a commit never changes)."""
+    from cardaudit.sources.git import cache_root
+
+    safe = re.sub(r"[^\w.-]+", "--", f"{repo_id}/{sha}/{path}")
+    return cache_root() / "safetensors-headers" / f"{safe}.json"
+
+
+@dataclass(frozen=True)
+class HubRef:
+    """A Hub model repo named on the command line, and the revision it asks for."""
+
+    repo_id: str
+    revision: str | None = None
+
+
+def parse_hub_target(text: str, endpoint: str | None = None) -> HubRef | None:
+    """``org/name``, ``hf://org/name[@rev]`` or ``https://huggingface.co/org/name[/tree/rev]``.
+
+    A path that exists on disk is never a Hub target (the caller checks that first).
+    """
+    text = text.strip()
+    if text.startswith("hf://"):
+        rest = text[5:].removeprefix("models/").strip("/")
+        repo_id, _, revision = rest.partition("@")
+        return HubRef(repo_id, revision or None) if REPO_ID.match(repo_id) else None
+    if text.startswith(("http://", "https://")):
+        url = urlsplit(text)
+        hosts = set(HUB_HOSTS)
+        if endpoint:
+            hosts.add(urlsplit(endpoint).netloc)
+        if url.netloc not in hosts:
+            return None
+        parts = [unquote(p) for p in url.path.strip("/").split("/") if p]
+        if parts[:1] == ["models"]:
+            parts = parts[1:]
+        if len(parts) < 2 or not REPO_ID.match(f"{parts[0]}/{parts[1]}"):
+            return None
+        revision = None
+        if len(parts) >= 4 and parts[2] in ("tree", "blob", "resolve", "commit"):
+            revision = parts[3]
+        return HubRef(f"{parts[0]}/{parts[1]}", revision)
+    return HubRef(text) if REPO_ID.match(text) else None
+
+
+def wanted_file(entry: FileEntry) -> bool:
+    """Whether the audit needs this file's content (never a weight file)."""
+    if "/" in entry.path or entry.lfs or entry.size > MAX_TEXT_BYTES:
+        return False
+    name = entry.path.lower()
+    if name in WANTED_NAMES or name.endswith(".safetensors.index.json"):
+        return True
+    return any(word in name for word in LICENCE_WORDS) and not name.endswith(
+        (".safetensors", ".bin", ".gguf", ".pt", ".pth", ".onnx")
+    )
+
+
+@dataclass
+class HubSource:
+    """Fetch one model repo's evidence from the Hub."""
+
+    client: HubClient
+    step: Step = lambda message: None
+    #: Commits examined for card history (None: ``MAX_CARD_COMMITS`` at call time).
+    card_commits: int | None = None
+
+    def resolve(self, ref: HubRef) -> str:
+        """The commit sha ``ref.revision`` (default: the main branch) points at."""
+        self.step(f"Resolving {ref.repo_id}@{ref.revision or 'main'}")
+        info = self.client.call(
+            "read the model info",
+            ref.repo_id,
+            lambda: self.client.api.model_info(
+                ref.repo_id, revision=ref.revision, timeout=self.client.timeout
+            ),
+            ref.revision,
+        )
+        sha = getattr(info, "sha", None)
+        if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{40}", sha):
+            raise SourceError(
+                f"malformed response from {self.client.endpoint}: "
+                f"no commit sha for {ref.repo_id}@{ref.revision or 'main'}"
+            )
+        return sha
+
+    def list_files(self, repo_id: str, sha: str) -> list[FileEntry]:
+        self.step(f"Listing {repo_id}")
+
+        def listing() -> list[FileEntry]:
+            entries = []
+            for item in self.client.api.list_repo_tree(repo_id, recursive=True, revision=sha):
+                size = getattr(item, "size", None)
+                if size is None:  # a folder
+                    continue
+                entries.append(FileEntry(item.path, int(size), bool(getattr(item, "lfs", None))))
+            return sorted(entries, key=lambda entry: entry.path)
+
+        return self.client.call("list the repo files", repo_id, listing, sha)
+
+    def read_texts(
+        self, repo_id: str, sha: str, files: list[FileEntry]
+    ) -> tuple[dict[str, TextFile], dict[str, str], list[Problem], Path | None]:
+        texts: dict[str, TextFile] = {}
+        skipped: dict[str, str] = {}
+        problems: list[Problem] = []
+        folder: Path | None = None
+        for entry in files:
+            if not wanted_file(entry):
+                if "/" not in entry.path and entry.size > MAX_TEXT_BYTES and not entry.lfs:
+                    skipped[entry.path] = f"larger than {MAX_TEXT_BYTES} bytes"
+                continue
+            self.step(f"Downloading {repo_id}/{entry.path}")
+            local = self.client.download(repo_id, entry.path, sha)
+            if local is None:
+                skipped[entry.path] = "listed but not served by the Hub"
+                continue
+            folder = local.parent
+            text = decode_text(local.read_bytes())
+            if text is None:
+                skipped[entry.path] = "binary content"
+                problems.append(
+                    Problem("SRC003", f"{entry.path} is binary, not text", Location(entry.path))
+                )
+                continue
+            texts[entry.path] = TextFile(entry.path, text)
+        return texts, skipped, problems, folder
+
+    def card_history(self, repo_id: str, sha: str) -> tuple[tuple[FileVersion, ...], str | None]:
+        """Distinct versions of README.md over the newest commits (oldest first), and a note
+        saying how far back the history was read when it was cut short."""
+        self.step(f"Reading the card history of {repo_id}")
+        commits = self.client.call(
+            "list the repo commits",
+            repo_id,
+            lambda: self.client.api.list_repo_commits(repo_id, revision=sha),
+            sha,
+        )
+        examined = commits[: self.card_commits or MAX_CARD_COMMITS]
+        oldest_first = list(reversed(examined))
+        with ThreadPoolExecutor(max_workers=HEADER_WORKERS) as pool:
+            paths = list(
+                pool.map(
+                    lambda commit: self.client.download(repo_id, "README.md", commit.commit_id),
+                    oldest_first,
+                )
+            )
+        versions: list[FileVersion] = []
+        for commit, local in zip(oldest_first, paths, strict=True):
+            if local is None:
+                continue
+            text = decode_text(local.read_bytes())
+            if text is None or (versions and versions[-1].text == text):
+                continue
+            when = commit.created_at
+            when = when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+            versions.append(FileVersion(commit.commit_id, when, text))
+        note = None
+        if len(commits) > len(examined):
+            note = (
+                f"history read from the newest {len(examined)} of {len(commits)} commits "
+                "(older card versions were not fetched)"
+            )
+        return tuple(versions), note
+
+    # ------------------------------------------------------------------ safetensors headers
+
+    def headers(
+        self, repo_id: str, sha: str, files: list[FileEntry], index: dict | None
+    ) -> tuple[list[SafetensorsHeader], str | None]:
+        """Headers of the repo's .safetensors files, each read by HTTP Range."""
+        shards = [entry for entry in files if entry.path.endswith(".safetensors")]
+        note = None
+        if len(shards) > MAX_HEADER_FILES:
+            note = f"headers read from {MAX_HEADER_FILES} of {len(shards)} .safetensors files"
+            shards = shards[:MAX_HEADER_FILES]
+        if not shards:
+            return [], note
+        # A lower bound of each shard's header length from the index's tensor names: every
+        # entry is at least `"name":{"dtype":"X","shape":[],"data_offsets":[0,0]},` long.
+        floor: dict[str, int] = {}
+        weight_map = (index or {}).get("weight_map")
+        if isinstance(weight_map, dict):
+            for name, shard in weight_map.items():
+                floor[str(shard)] = floor.get(str(shard), 1) + len(str(name)) + MIN_ENTRY_BYTES
+        done = [0]
+
+        def one(entry: FileEntry) -> SafetensorsHeader:
+            header = self.read_header(repo_id, sha, entry, floor.get(entry.path))
+            done[0] += 1
+            self.step(f"Reading safetensors headers of {repo_id} ({done[0]}/{len(shards)})")
+            return header
+
+        with ThreadPoolExecutor(max_workers=min(HEADER_WORKERS, len(shards))) as pool:
+            return list(pool.map(one, shards)), note
+
+    def read_header(
+        self, repo_id: str, sha: str, entry: FileEntry, floor: int | None
+    ) -> SafetensorsHeader:
+        """One header, never a byte of tensor data: the first Range stops at a lower bound of
+        the header's end (from the index) or at the 8-byte length; a second reads the rest."""
+        if entry.size < 8:
+            return SafetensorsHeader(entry.path, entry.size, error="file is shorter than 8 bytes")
+        cached = header_cache_path(repo_id, sha, entry.path)
+        try:
+            stored = cached.read_bytes()
+            header = json.loads(stored)
+        except (OSError, ValueError):
+            stored, header = b"", None
+        if isinstance(header, dict):
+            return parse_header_json(entry.path, entry.size, header, header_length=len(stored))
+        parsed = self.fetch_header(repo_id, sha, entry, floor)
+        if parsed[1] is not None:
+            try:
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                cached.write_bytes(parsed[1])
+            except OSError:
+                pass  # a read-only cache only costs a refetch next time
+        return parsed[0]
+
+    def fetch_header(
+        self, repo_id: str, sha: str, entry: FileEntry, floor: int | None
+    ) -> tuple[SafetensorsHeader, bytes | None]:
+        """The header read by Range, and its raw JSON when it parsed (for the cache)."""
+        first = self.client.read_range(
+            repo_id, entry.path, sha, 0, min(8 + min(floor or 0, MAX_FIRST_READ), entry.size) - 1
+        )
+        if len(first) < 8:
+            return SafetensorsHeader(entry.path, entry.size, error="header is truncated"), None
+        (length,) = struct.unpack("<Q", first[:8])
+        if length > MAX_HEADER_BYTES or length > entry.size - 8:
+            error = f"header length {length} is impossible"
+            return SafetensorsHeader(entry.path, entry.size, error=error), None
+        raw = first[8 : 8 + length]
+        if len(raw) < length:
+            rest = self.client.read_range(repo_id, entry.path, sha, len(first), length + 7)
+            raw += rest
+        if len(raw) < length:
+            return SafetensorsHeader(entry.path, entry.size, error="header is truncated"), None
+        try:
+            header = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            error = f"header is not valid JSON: {exc}"
+            return SafetensorsHeader(entry.path, entry.size, error=error), None
+        if not isinstance(header, dict):
+            error = "header is not a JSON object"
+            return SafetensorsHeader(entry.path, entry.size, error=error), None
+        return parse_header_json(entry.path, entry.size, header, header_length=length), raw
+
+    # ------------------------------------------------------------------ GGUF headers
+
+    def gguf_headers(
+        self, repo_id: str, sha: str, files: list[FileEntry]
+    ) -> tuple[list[GGUFHeader], str | None]:
+        """Headers of the repo's .gguf files, each from a prefix read by HTTP Range."""
+        ggufs = [entry for entry in files if entry.path.lower().endswith(".gguf")]
+        note = None
+        if len(ggufs) > MAX_GGUF_FILES:
+            note = f"headers read from {MAX_GGUF_FILES} of {len(ggufs)} .gguf files"
+            ggufs = ggufs[:MAX_GGUF_FILES]
+        if not ggufs:
+            return [], note
+        self.step(f"Reading GGUF headers of {repo_id}")
+        with ThreadPoolExecutor(max_workers=min(HEADER_WORKERS, len(ggufs))) as pool:
+            return list(pool.map(lambda entry: self.read_gguf(repo_id, sha, entry), ggufs)), note
+
+    def read_gguf(self, repo_id: str, sha: str, entry: FileEntry) -> GGUFHeader:
+        """Parse a growing prefix (1 MiB, then x4) until the whole header is in it.
+
+        The header's length is only known once parsed, so up to one step of tensor data
+        past its end may be fetched; never more than ``GGUF_MAX_HEADER`` bytes in all.
+        """
+        import tempfile
+
+        from cardaudit.sources.gguf_header import read_gguf_header
+
+        prefix = b""
+        want = min(GGUF_FIRST_READ, entry.size)
+        with tempfile.TemporaryDirectory(prefix="cardaudit-gguf-") as folder:
+            local = Path(folder) / "header.gguf"
+            while True:
+                if want > len(prefix):
+                    prefix += self.client.read_range(
+                        repo_id, entry.path, sha, len(prefix), want - 1
+                    )
+                local.write_bytes(prefix)
+                header = read_gguf_header(str(local), entry.path, entry.size)
+                if header.error is None or want >= entry.size or len(prefix) < want:
+                    return header
+                if want >= GGUF_MAX_HEADER:
+                    return replace(
+                        header,
+                        error=f"no complete GGUF header in its first {GGUF_MAX_HEADER} bytes",
+                    )
+                want = min(want * 4, entry.size, GGUF_MAX_HEADER)
+
+    # ------------------------------------------------------------------ evidence
+
+    def evidence(self, ref: HubRef, *, history: bool = True) -> Evidence:
+        """Everything about one Hub model repo at one commit (its own base and code excluded)."""
+        from cardaudit.sources.evidence import assemble
+
+        sha = self.resolve(ref)
+        files = self.list_files(ref.repo_id, sha)
+        texts, skipped, problems, folder = self.read_texts(ref.repo_id, sha, files)
+        versions: tuple[FileVersion, ...] = ()
+        if history and "README.md" in texts:
+            versions, note = self.card_history(ref.repo_id, sha)
+            if note:
+                skipped["README.md (history)"] = note
+        index = None
+        index_text = texts.get("model.safetensors.index.json")
+        if index_text is not None:
+            try:
+                index = json.loads(index_text.text)
+            except ValueError:
+                index = None
+        headers, note = self.headers(
+            ref.repo_id, sha, files, index if isinstance(index, dict) else None
+        )
+        if note:
+            skipped["*.safetensors (headers)"] = note
+        ggufs, note = self.gguf_headers(ref.repo_id, sha, files)
+        if note:
+            skipped["*.gguf (headers)"] = note
+        snapshot = RepoSnapshot(
+            kind="hub",
+            id=ref.repo_id,
+            path=str(folder) if folder else None,
+            revision=sha,
+            files=tuple(files),
+            texts=frozen_mapping(texts),
+            skipped=frozen_mapping(skipped),
+            history=frozen_mapping({"README.md": versions} if versions else {}),
+            url=self.client.repo_url(ref.repo_id),
+        )
+        problems += [
+            Problem("SRC003", f"{header.path}: {header.error}", Location(header.path))
+            for header in ggufs
+            if header.error
+        ]
+        target = Target("hub", ref.repo_id, None, sha)
+        evidence = assemble(target, snapshot, headers=headers, problems=problems)
+        return replace(evidence, gguf=tuple(ggufs)) if ggufs else evidence

@@ -1,0 +1,144 @@
+"""Model repos for the test Hub: real safetensors headers over sparse shards, small texts.
+
+Used by the Hub tests and by ``benchmarks/hub_fetch.py``. Shards are created in a temp dir
+(never committed): a 70 GB shard costs a few KB of disk.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hub_server import FakeHub, write_sparse_safetensors
+
+LICENCE = Path(__file__).resolve().parents[1] / "fixtures" / "clover" / "model" / "LICENSE"
+WIDTH = {"BF16": 2, "F32": 4}
+
+
+def card(
+    *,
+    licence: str = "apache-2.0",
+    base: str | list[str] | None = None,
+    body: str = "A test model.\n",
+) -> str:
+    lines = ["---", f"license: {licence}"]
+    if isinstance(base, list):
+        lines += ["base_model:", *(f"  - {item}" for item in base)]
+    elif base:
+        lines.append(f"base_model: {base}")
+    return "\n".join([*lines, "---", "", "# Test model", "", body])
+
+
+def moe_tensors(
+    layers: int, hidden: int, experts: int, expert_dim: int, vocab: int
+) -> dict[str, tuple[str, list[int]]]:
+    """A Qwen-style MoE with fused expert tensors (one header entry per matrix family)."""
+    tensors: dict[str, tuple[str, list[int]]] = {
+        "model.embed_tokens.weight": ("BF16", [vocab, hidden]),
+        "lm_head.weight": ("BF16", [vocab, hidden]),
+        "model.norm.weight": ("BF16", [hidden]),
+    }
+    for i in range(layers):
+        prefix = f"model.layers.{i}"
+        tensors |= {
+            f"{prefix}.input_layernorm.weight": ("BF16", [hidden]),
+            f"{prefix}.self_attn.q_proj.weight": ("BF16", [hidden, hidden]),
+            f"{prefix}.self_attn.k_proj.weight": ("BF16", [hidden // 8, hidden]),
+            f"{prefix}.self_attn.v_proj.weight": ("BF16", [hidden // 8, hidden]),
+            f"{prefix}.self_attn.o_proj.weight": ("BF16", [hidden, hidden]),
+            f"{prefix}.mlp.gate.weight": ("BF16", [experts, hidden]),
+            f"{prefix}.mlp.experts.gate_up_proj": ("BF16", [experts, 2 * expert_dim, hidden]),
+            f"{prefix}.mlp.experts.down_proj": ("BF16", [experts, hidden, expert_dim]),
+        }
+    return tensors
+
+
+def per_expert_tensors(
+    layers: int, hidden: int, experts: int, expert_dim: int, vocab: int
+) -> dict[str, tuple[str, list[int]]]:
+    """The same model with one tensor per expert matrix (three header entries per expert)."""
+    tensors: dict[str, tuple[str, list[int]]] = {}
+    for name, spec in moe_tensors(layers, hidden, experts, expert_dim, vocab).items():
+        if ".mlp.experts." not in name:
+            tensors[name] = spec
+            continue
+        if not name.endswith("gate_up_proj"):
+            continue
+        prefix = name.rsplit(".experts.", 1)[0] + ".experts"
+        for expert in range(experts):
+            for matrix, shape in (
+                ("gate_proj", [expert_dim, hidden]),
+                ("up_proj", [expert_dim, hidden]),
+                ("down_proj", [hidden, expert_dim]),
+            ):
+                tensors[f"{prefix}.{expert}.{matrix}.weight"] = ("BF16", shape)
+    return tensors
+
+
+def shard(tensors: dict[str, tuple[str, list[int]]], count: int) -> list[dict]:
+    """Split tensors into ``count`` shards of about equal byte size, in order."""
+    sizes = {name: _nbytes(dtype, shape) for name, (dtype, shape) in tensors.items()}
+    target = sum(sizes.values()) / count
+    shards: list[dict] = [{}]
+    filled = 0
+    for name, spec in tensors.items():
+        if filled >= target and len(shards) < count:
+            shards.append({})
+            filled = 0
+        shards[-1][name] = spec
+        filled += sizes[name]
+    return shards
+
+
+def _nbytes(dtype: str, shape: list[int]) -> int:
+    count = 1
+    for dim in shape:
+        count *= dim
+    return count * WIDTH[dtype]
+
+
+def sharded_files(
+    folder: Path, tensors: dict[str, tuple[str, list[int]]], count: int
+) -> dict[str, bytes | str | Path]:
+    """Sparse shard files plus their ``model.safetensors.index.json``."""
+    files: dict[str, bytes | str | Path] = {}
+    weight_map: dict[str, str] = {}
+    total = 0
+    parts = shard(tensors, count)
+    for number, part in enumerate(parts, start=1):
+        name = f"model-{number:05d}-of-{len(parts):05d}.safetensors"
+        files[name] = write_sparse_safetensors(folder / name, part)
+        weight_map |= dict.fromkeys(part, name)
+        total += sum(_nbytes(dtype, shape) for dtype, shape in part.values())
+    index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+    files["model.safetensors.index.json"] = json.dumps(index, indent=2)
+    return files
+
+
+def publish_model(
+    hub: FakeHub,
+    repo_id: str,
+    folder: Path,
+    *,
+    readme: str | None = None,
+    tensors: dict[str, tuple[str, list[int]]] | None = None,
+    shards: int = 2,
+    extra: dict[str, bytes | str | Path] | None = None,
+    **options,
+) -> str:
+    """Commit a complete small model repo to ``hub``; return the commit sha."""
+    tensors = tensors or moe_tensors(layers=2, hidden=64, experts=4, expert_dim=32, vocab=128)
+    files: dict[str, bytes | str | Path] = {
+        "README.md": readme or card(),
+        "LICENSE": LICENCE.read_bytes(),
+        "config.json": json.dumps({"model_type": "qwen3_moe", "num_hidden_layers": 2}),
+        "generation_config.json": json.dumps({"temperature": 0.7}),
+        "tokenizer_config.json": json.dumps({"model_max_length": 32768}),
+        "tokenizer.json": json.dumps({"model": {"vocab": {}}}),
+        "pytorch_model.bin": write_sparse_safetensors(
+            folder / "pytorch_model.bin", {"w": ("BF16", [1 << 29])}
+        ),
+        **sharded_files(folder, tensors, shards),
+        **(extra or {}),
+    }
+    return hub.commit(repo_id, files, **options)

@@ -1,0 +1,328 @@
+"""Auditing straight from the Hub: the real huggingface_hub client against tests/hub_server.py."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import hub_server
+from cardaudit.cli import app
+from cardaudit.sources import AuditRequest, acquire, local_evidence
+from cardaudit.sources.hub import HubRef, parse_hub_target
+from hub_repos import card, moe_tensors, publish_model, sharded_files
+from hub_server import FakeHub
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def hub() -> FakeHub:
+    assert hub_server.SESSION is not None
+    return hub_server.SESSION
+
+
+def audit_json(*args: str) -> tuple[int, dict, str]:
+    result = runner.invoke(app, ["audit", *args, "-f", "json", "--fail-on", "never"])
+    data = json.loads(result.stdout) if result.stdout.strip() else {}
+    return result.exit_code, data, result.stderr
+
+
+# --------------------------------------------------------------------------- targets
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("org/name", HubRef("org/name")),
+        ("hf://org/name", HubRef("org/name")),
+        ("hf://org/name@v1.0", HubRef("org/name", "v1.0")),
+        ("https://huggingface.co/org/name", HubRef("org/name")),
+        ("https://huggingface.co/org/name/tree/dev", HubRef("org/name", "dev")),
+        ("https://huggingface.co/org/Name.v2/blob/main/README.md", HubRef("org/Name.v2", "main")),
+        ("https://github.com/org/name", None),
+        ("a/b/c", None),
+        ("just-a-name", None),
+    ],
+)
+def test_target_parsing(text: str, expected: HubRef | None) -> None:
+    assert parse_hub_target(text) == expected
+
+
+def test_an_existing_local_path_wins(hub: FakeHub, tmp_path: Path, monkeypatch) -> None:
+    publish_model(hub, "org/model", tmp_path / "shards")
+    local = tmp_path / "org" / "model"
+    local.mkdir(parents=True)
+    (local / "README.md").write_text(card())
+    monkeypatch.chdir(tmp_path)
+    evidence = acquire(AuditRequest(target="org/model"))
+    assert evidence.target.kind == "local"
+    assert hub.log == []
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+def test_hub_evidence_matches_local_evidence(hub: FakeHub, tmp_path: Path) -> None:
+    sha = publish_model(hub, "org/model", tmp_path / "shards")
+    evidence = acquire(AuditRequest(target="hf://org/model", code_discovery=False))
+
+    assert evidence.target.to_json() == {
+        "kind": "hub",
+        "id": "org/model",
+        "path": None,
+        "revision": sha,
+    }
+    assert evidence.repo.kind == "hub" and evidence.repo.revision == sha
+    sizes = {entry.path: (entry.size, entry.lfs) for entry in evidence.repo.files}
+    assert sizes["pytorch_model.bin"][1] is True
+    assert sizes["pytorch_model.bin"][0] > 2**30
+    assert sizes["README.md"] == (len(card()), False)
+    # Only the small files the checks need were downloaded.
+    assert set(evidence.repo.texts) == {
+        "README.md",
+        "LICENSE",
+        "config.json",
+        "generation_config.json",
+        "tokenizer_config.json",
+        "model.safetensors.index.json",
+    }
+    assert evidence.card is not None and evidence.card.metadata["license"] == "apache-2.0"
+    assert evidence.config == {"model_type": "qwen3_moe", "num_hidden_layers": 2}
+    # The same SafetensorsHeader evidence as LocalSource reading the same files.
+    local = tmp_path / "local"
+    local.mkdir()
+    for path, item in hub.repos["org/model"].commits[sha].files.items():
+        target = local / path
+        if item.disk is not None:  # a header and a hole: copy it sparse
+            with open(item.disk, "rb") as source, open(target, "wb") as copy:
+                copy.write(source.read(1 << 20))
+                copy.truncate(item.size)
+        else:
+            target.write_bytes(item.data or b"")
+    expected = [h for h in local_evidence(str(local)).safetensors if h.path.startswith("model-")]
+    assert list(evidence.safetensors) == expected
+    assert sum(len(h.tensors) for h in evidence.safetensors) == len(
+        moe_tensors(layers=2, hidden=64, experts=4, expert_dim=32, vocab=128)
+    )
+    # Files land in the huggingface_hub cache named by HF_HUB_CACHE.
+    cached = Path(evidence.repo.path or "")
+    assert cached.is_relative_to(tmp_path / "hf-cache" / "models--org--model" / "snapshots" / sha)
+
+
+def test_no_weight_bytes_beyond_headers(hub: FakeHub, tmp_path: Path) -> None:
+    tensors = moe_tensors(layers=8, hidden=2048, experts=64, expert_dim=768, vocab=32000)
+    files = sharded_files(tmp_path / "big", tensors, 4)
+    hub.commit("org/big", {"README.md": card(), **files})
+    evidence = acquire(AuditRequest(target="org/big", code_discovery=False))
+    assert not [h for h in evidence.safetensors if h.error]
+
+    header_bytes = {}
+    for name, path in files.items():
+        if isinstance(path, Path):
+            with open(path, "rb") as stream:
+                header_bytes[name] = 8 + int.from_bytes(stream.read(8), "little")
+    weights = [e for e in hub.log if e.method == "GET" and e.path.endswith(".safetensors")]
+    assert weights and all(e.range for e in weights)
+    served = {}
+    for entry in weights:
+        if entry.host == "cdn":
+            name = entry.path.rsplit("/", 1)[-1]
+            served[name] = served.get(name, 0) + entry.body_bytes
+    assert set(served) == set(header_bytes)
+    # Exactly the headers: not one byte of tensor data.
+    assert served == header_bytes
+    assert not hub.requests("GET", "pytorch_model.bin")
+    assert not [e for e in hub.log if e.status == 403]
+    assert hub.body_bytes() < 2_000_000
+
+
+def test_corrupt_header_is_a_finding_not_a_crash(hub: FakeHub, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes((10**12).to_bytes(8, "little") + b"{}")
+    hub.commit("org/bad", {"README.md": card(), "model.safetensors": bad})
+    code, data, _ = audit_json("org/bad", "--no-code-discovery")
+    assert code == 0
+    hits = [f for f in data["findings"] if f["rule_id"] == "SRC003"]
+    assert hits and hits[0]["location"]["path"] == "model.safetensors"
+    assert "header length" in hits[0]["message"]
+
+
+def test_revision_is_resolved_once_and_used_everywhere(hub: FakeHub, tmp_path: Path) -> None:
+    first = publish_model(hub, "org/model", tmp_path / "a", readme=card(body="First.\n"))
+    hub.tag("org/model", "v1.0", first)
+    latest = hub.commit("org/model", {"README.md": card(body="Second.\n")})
+    code, data, _ = audit_json("org/model", "--revision", "v1.0", "--no-code-discovery")
+    assert code == 0
+    assert data["target"]["revision"] == first != latest
+    later = hub.log[1:]
+    assert later and all(first in e.path for e in later if e.host == "hub")
+    assert "v1.0" in hub.log[0].path
+
+
+def test_url_with_tree_revision(hub: FakeHub, tmp_path: Path) -> None:
+    publish_model(hub, "org/model", tmp_path / "a")
+    dev = hub.commit("org/model", {"NOTICE": "Made by org.\n"}, branch="dev")
+    url = f"{hub.endpoint}/org/model/tree/dev"
+    evidence = acquire(AuditRequest(target=url, code_discovery=False))
+    assert evidence.target.revision == dev
+    assert "NOTICE" in evidence.repo.texts
+
+
+def test_card_history_from_the_commit_list(hub: FakeHub, tmp_path: Path, monkeypatch) -> None:
+    from datetime import UTC, datetime
+
+    from cardaudit.sources import hub as hub_module
+
+    dates = [datetime(2026, month, 1, tzinfo=UTC) for month in (1, 2, 3, 4)]
+    publish_model(hub, "org/model", tmp_path / "a", readme=card(body="v0\n"), date=dates[0])
+    hub.commit("org/model", {"README.md": card(body="Code coming soon.\n")}, date=dates[1])
+    hub.commit("org/model", {"config.json": "{}"}, date=dates[2])
+    head = hub.commit("org/model", {"README.md": card(body="Code released.\n")}, date=dates[3])
+
+    evidence = acquire(AuditRequest(target="org/model", code_discovery=False))
+    versions = evidence.repo.history["README.md"]
+    assert [v.text.splitlines()[-1] for v in versions] == [
+        "v0",
+        "Code coming soon.",
+        "Code released.",
+    ]
+    assert [v.date for v in versions] == [dates[0], dates[1], dates[3]]
+    assert versions[-1].sha == head
+
+    monkeypatch.setattr(hub_module, "MAX_CARD_COMMITS", 2)
+    bounded = acquire(AuditRequest(target="org/model", code_discovery=False))
+    assert len(bounded.repo.history["README.md"]) == 2
+    assert "newest 2 of 4 commits" in bounded.repo.skipped["README.md (history)"]
+
+
+# --------------------------------------------------------------------------- base models
+
+
+def test_base_models_followed_to_depth(hub: FakeHub, tmp_path: Path) -> None:
+    publish_model(hub, "org/root", tmp_path / "r", readme=card())
+    publish_model(hub, "org/mid", tmp_path / "m", readme=card(base="org/root"))
+    publish_model(hub, "org/model", tmp_path / "t", readme=card(base="org/mid"))
+
+    deep = acquire(AuditRequest(target="org/model", code_discovery=False))
+    assert [b.target.id for b in deep.base] == ["org/mid"]
+    assert [b.target.id for b in deep.base[0].base] == ["org/root"]
+    assert deep.base[0].target.revision == hub.repos["org/mid"].branches["main"]
+    assert not deep.problems
+
+    shallow = acquire(AuditRequest(target="org/model", code_discovery=False, base_depth=1))
+    assert [b.target.id for b in shallow.base] == ["org/mid"]
+    assert shallow.base[0].base == ()
+
+
+def test_merge_parents_and_shared_ancestor_fetched_once(hub: FakeHub, tmp_path: Path) -> None:
+    publish_model(hub, "org/root", tmp_path / "r")
+    publish_model(hub, "org/a", tmp_path / "a", readme=card(base="org/root"))
+    publish_model(hub, "org/b", tmp_path / "b", readme=card(base="org/root"))
+    publish_model(hub, "org/merge", tmp_path / "m", readme=card(base=["org/a", "org/b"]))
+    evidence = acquire(AuditRequest(target="org/merge", code_discovery=False))
+    assert [b.target.id for b in evidence.base] == ["org/a", "org/b"]
+    assert [b.base[0].target.id for b in evidence.base] == ["org/root", "org/root"]
+    info = [e for e in hub.log if e.path.split("?")[0] == "/api/models/org/root"]
+    assert len(info) == 1
+
+
+def test_cycle_and_missing_base_are_findings(hub: FakeHub, tmp_path: Path) -> None:
+    publish_model(hub, "org/model", tmp_path / "m", readme=card(base=["org/model", "org/gone"]))
+    code, data, _ = audit_json("org/model", "--no-code-discovery")
+    assert code == 0
+    by_rule = {f["rule_id"]: f for f in data["findings"]}
+    assert by_rule["SRC012"]["message"] == "base model lineage loops: org/model → org/model"
+    assert by_rule["SRC012"]["location"] == {"path": "README.md", "line": 4, "key": "base_model"}
+    assert by_rule["SRC010"]["severity"] == "warning"
+    assert "org/gone could not be fetched" in by_rule["SRC010"]["message"]
+    assert by_rule["SRC010"]["location"]["line"] == 5
+
+
+def test_base_override_by_id(hub: FakeHub, tmp_path: Path) -> None:
+    publish_model(hub, "org/model", tmp_path / "m", readme=card(base="org/wrong"))
+    publish_model(hub, "org/right", tmp_path / "r")
+    evidence = acquire(AuditRequest(target="org/model", base="org/right", code_discovery=False))
+    assert [b.target.id for b in evidence.base] == ["org/right"]
+    assert not hub.requests(contains="org/wrong")
+
+
+def test_local_target_fetches_card_base_from_hub_when_asked(hub: FakeHub, tmp_path: Path) -> None:
+    publish_model(hub, "org/base", tmp_path / "b")
+    local = tmp_path / "local"
+    local.mkdir()
+    (local / "README.md").write_text(card(base="org/base"))
+    assert acquire(AuditRequest(target=str(local))).base == ()
+    assert hub.log == []
+    evidence = acquire(AuditRequest(target=str(local), base_depth=1))
+    assert [b.target.id for b in evidence.base] == ["org/base"]
+
+
+def test_hf_home_cache_is_used_without_hf_hub_cache(
+    hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HF_HUB_CACHE")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "home"))
+    publish_model(hub, "org/model", tmp_path / "m")
+    evidence = acquire(AuditRequest(target="org/model", code_discovery=False))
+    assert Path(evidence.repo.path or "").is_relative_to(tmp_path / "home" / "hub")
+    # A second audit of the same commit is served from the caches: nothing is fetched again
+    # (safetensors headers are kept in the cardaudit cache, keyed by commit).
+    hub.log.clear()
+    again = acquire(AuditRequest(target="org/model", code_discovery=False))
+    assert not hub.requests("GET", "/resolve/") and not hub.requests(None, "/cdn/")
+    assert again.safetensors == evidence.safetensors
+
+
+def _gguf_file(path: Path, data_bytes: int) -> int:
+    """A real GGUF header (with an 80k-token vocabulary) over a sparse data section."""
+    gguf = pytest.importorskip("gguf")
+    import numpy as np
+
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_block_count(1)
+    writer.add_context_length(4096)
+    writer.add_token_list([f"token-{i:05d}" for i in range(80_000)])
+    writer.add_tensor("token_embd.weight", np.zeros((64, 32), dtype=np.float16))
+    writer.add_tensor("blk.0.ffn_up.weight", np.zeros((96, 32), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    header = path.stat().st_size - (64 * 32 * 2 + 96 * 32 * 4)
+    os.truncate(path, header + data_bytes)  # the same header, a huge sparse data section
+    return header
+
+
+def test_gguf_headers_read_by_range(hub: FakeHub, tmp_path: Path) -> None:
+    path = tmp_path / "model-Q8_0.gguf"
+    header = _gguf_file(path, 20 * 1024**3)
+    assert header > 1024 * 1024  # the vocabulary pushes the header past the first read
+    hub.commit("org/gguf", {"README.md": card(licence="mit"), "model-Q8_0.gguf": path})
+    evidence = acquire(AuditRequest(target="org/gguf", code_discovery=False))
+    [parsed] = evidence.gguf
+    assert parsed.error is None
+    assert [(t.name, t.dtype, t.shape) for t in parsed.tensors] == [
+        ("token_embd.weight", "F16", (64, 32)),
+        ("blk.0.ffn_up.weight", "F32", (96, 32)),
+    ]
+    from cardaudit.extract import build_facts
+
+    parameters = build_facts(evidence).parameters
+    assert (parameters.source, parameters.total) == ("gguf", 64 * 32 + 96 * 32)
+    sent = sum(e.body_bytes for e in hub.log if e.host == "cdn")
+    assert header <= sent <= 4 * 1024 * 1024  # 1 MiB, then up to 4 MiB: never the 20 GB
+    assert all(e.range for e in hub.log if e.path.endswith(".gguf") and e.method == "GET")
+    assert not [e for e in hub.log if e.status == 403]
+
+
+def test_corrupt_gguf_is_a_finding(hub: FakeHub, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"GGUF" + b"\xff" * 4096)
+    hub.commit("org/gguf", {"README.md": card(licence="mit"), "bad.gguf": bad})
+    evidence = acquire(AuditRequest(target="org/gguf", code_discovery=False))
+    assert [p.rule_id for p in evidence.problems] == ["SRC003"]
+    assert evidence.problems[0].location.path == "bad.gguf"
