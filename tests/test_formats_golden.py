@@ -7,6 +7,7 @@ project root on relative paths. Regenerate with ``UPDATE_GOLDEN=1`` and review t
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -23,8 +24,12 @@ EPOCH = "1767225600"  # 2026-01-01T00:00:00Z
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json").read_text())
 
 
+@functools.cache
 def relative_report(name: str) -> Report:
-    """The scenario audited from the project root with relative paths (as CI runs it)."""
+    """The scenario audited from the project root with relative paths (as CI runs it).
+
+    Cached: every format renders the same (immutable) report, so each scenario is audited once.
+    """
     folder = FIXTURES / name
     rel = f"fixtures/{name}"
     return scenario_report(
