@@ -20,34 +20,51 @@ def _facts_table(report: Report):
     declared = licence.declared or "—"
     if licence.declared_spdx and licence.declared_spdx != licence.declared:
         declared += f" ({licence.declared_spdx})"
-    table.add_row("declared licence", declared)
+    table.add_row("declared licence", _escape(declared))
     for match in licence.files:
         what = match.identified or (match.note or "not identified")
-        table.add_row(f"licence file {match.path}", f"{what} ({match.confidence:.2f})")
+        where = match.path if match.repo == "model" else f"{match.repo}:{match.path}"
+        table.add_row(f"licence file {_escape(where)}", _escape(f"{what} ({match.confidence:.2f})"))
     if licence.code_repo:
-        table.add_row("code repo licence", str(licence.code_repo.get("identified") or "—"))
-    params = facts.parameters
-    if params.total is not None:
-        text = f"{params.total:,} total"
-        if params.active is not None:
-            text += f", {params.active:,} active"
-        table.add_row("parameters", f"{text} (from {params.source})")
-    if facts.memory.weight_bytes is not None:
-        gb = facts.memory.weight_bytes / 1e9
-        gib = facts.memory.weight_bytes / 2**30
-        table.add_row("weight memory", f"{gb:.1f} GB = {gib:.1f} GiB")
+        table.add_row("code repo licence", _escape(str(licence.code_repo.get("identified") or "—")))
+    claimed: dict[str, list[str]] = {}
     for ref in facts.base_models:
-        table.add_row(
-            "base model", f"{ref.id} ({ref.relation or 'relation unknown'}, {ref.source})"
+        claimed.setdefault(ref.id, []).append(
+            ref.source if ref.relation is None else f"{ref.relation}, {ref.source}"
         )
+    for base_id, sources in claimed.items():
+        table.add_row("base model", _escape(f"{base_id} ({'; '.join(dict.fromkeys(sources))})"))
     from cardaudit.reporters.lineage_text import lineage_rows
 
     for label, value in lineage_rows(facts.extra):
         table.add_row(label, _escape(value))
-    if facts.promises:
-        table.add_row("promises", f"{len(facts.promises)} found")
     if facts.claims:
-        table.add_row("claims", f"{len(facts.claims)} found")
+        table.add_row("claims", f"{len(facts.claims)} benchmark / speed claim(s)")
+    for error in facts.extra.get("extract_errors", ()):
+        table.add_row("[red]not extracted[/red]", _escape(str(error)))
+    return table
+
+
+def _promises_table(report: Report):
+    """One row per promised item: what, where, status and when it first appeared."""
+    from rich.table import Table
+
+    table = Table(title="Promises", expand=True)
+    table.add_column("promised", overflow="fold", ratio=2)
+    table.add_column("where", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("first seen", no_wrap=True)
+    for promise in report.facts.promises:
+        where = f"{promise.path}:{promise.line}"
+        if promise.repo != "model":
+            where = f"{promise.repo}:{where}"
+        first_seen = (promise.first_seen or "unknown")[:10]
+        if promise.age_days is not None:
+            first_seen += f" ({promise.age_days} d)"
+        what = promise.item or promise.artifact
+        table.add_row(
+            _escape(f"{what} [{promise.artifact}]"), _escape(where), promise.status, first_seen
+        )
     return table
 
 
@@ -134,6 +151,9 @@ def render(
     sizing = _sizing_table(report)
     if sizing is not None:
         console.print(sizing)
+        console.print()
+    if report.facts.promises:
+        console.print(_promises_table(report))
         console.print()
     if report.findings:
         console.print(_findings_table(report))
