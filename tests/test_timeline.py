@@ -1,21 +1,20 @@
-"""History and diff from real audits of a git repo whose card changes over three revisions.
+"""History and diff from real audits of a model repo whose card changes over three revisions.
 
-Revision 1 declares Apache-2.0 without shipping its text (ATT001) and promises training
-code and evaluation scripts; revision 2 adds LICENSE and train.py (ATT001 resolved, the
-training-code promise delivered); revision 3 switches to CC-BY-NC-4.0 (LIC050) and drops
-the evaluation promise.
+The model repo and its code repo are real git repos built in the test; promises come from the
+real extractor (PRM rules), their first_seen from the card's git history.
 
-Promise extraction is another module's job: ``stand_in_promises`` fixes the promises to what
-the card says, so the store and timeline are tested on their own.
+Revision 1 declares Apache-2.0 without shipping its text (ATT001) and promises training code
+and evaluation scripts, neither in the code repo (PRM001); revision 2 adds LICENSE (ATT001
+resolved) while the code repo gains train.py, so the training-code promise is delivered — and,
+still announced, PRM003; revision 3 switches to CC-BY-NC-4.0 (LIC050) and drops the evaluation
+promise (its PRM001 resolved).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,10 +22,7 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-import cardaudit.pipeline
 from cardaudit.cli import app
-from cardaudit.extract import build_facts
-from cardaudit.model import Evidence, Facts, Promise
 from cardaudit.sources import AuditRequest
 from cardaudit.store import Store, key_for_argument
 from cardaudit.timeline import build_history, diff_audits, pick_audit
@@ -51,38 +47,6 @@ Training code coming soon.
 See the `license` field above.
 """
 EVAL_LINE = "Evaluation scripts will be released.\n"
-PROMISE = re.compile(r"coming soon|will be released", re.IGNORECASE)
-ARTIFACTS = {"training": ("training_code", "train.py"), "evaluation": ("evaluation_code", "eval")}
-
-
-def stand_in_promises(evidence: Evidence) -> tuple[Promise, ...]:
-    card = evidence.card
-    promises = []
-    for number, line in enumerate(card.raw.splitlines() if card else [], start=1):
-        if not PROMISE.search(line):
-            continue
-        artifact, delivered_by = ARTIFACTS[line.split()[0].lower()]
-        delivered = any(entry.path.startswith(delivered_by) for entry in evidence.repo.files)
-        promises.append(
-            Promise(
-                text=line.strip(),
-                artifact=artifact,
-                path=card.path,
-                line=number,
-                status="delivered" if delivered else "missing",
-                first_seen="2026-03-01T00:00:00+00:00",
-                reason=f"{delivered_by} present" if delivered else None,
-            )
-        )
-    return tuple(promises)
-
-
-@pytest.fixture(autouse=True)
-def promises_from_the_card(monkeypatch: pytest.MonkeyPatch) -> None:
-    def facts(evidence: Evidence) -> Facts:
-        return replace(build_facts(evidence), promises=stand_in_promises(evidence))
-
-    monkeypatch.setattr(cardaudit.pipeline, "build_facts", facts)
 
 
 def git(repo: Path, *args: str, date: str = "2026-03-01T00:00:00+00:00") -> str:
@@ -113,6 +77,7 @@ def commit(repo: Path, date: str, licence: str, *, eval_promise: bool, files: di
 
 
 REVISION_DATES = ("2026-03-01", "2026-04-01", "2026-05-01")
+CODE_README = "# finch\n\nModelling code for Finch-2B.\n"
 
 
 @pytest.fixture
@@ -123,28 +88,50 @@ def model_repo(tmp_path: Path) -> Path:
     return repo
 
 
-def audit_revisions(store: Store, repo: Path) -> list[str]:
-    """Commit and audit the three revisions, each recorded the day after its commit."""
+@pytest.fixture
+def code_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "finch-code"
+    (repo / "finch").mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text(CODE_README)
+    (repo / "finch" / "modeling.py").write_text("class FinchModel:\n    pass\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "modelling code")
+    return repo
+
+
+def audit_revisions(
+    store: Store, repo: Path, code: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[str]:
+    """Commit and audit the three revisions, each audited (and its promises aged) the day
+    after its commit."""
     apache = (FIXTURES / "clover" / "model" / "LICENSE").read_text()
     cc_by_nc = (FIXTURES / "licence-changed" / "model" / "LICENSE").read_text()
     steps = [
-        ("apache-2.0", True, {}),
-        ("apache-2.0", True, {"LICENSE": apache, "train.py": "print('train')\n"}),
-        ("cc-by-nc-4.0", False, {"LICENSE": cc_by_nc}),
+        ("apache-2.0", True, {}, {}),
+        ("apache-2.0", True, {"LICENSE": apache}, {"train.py": "print('train')\n"}),
+        ("cc-by-nc-4.0", False, {"LICENSE": cc_by_nc}, {}),
     ]
     shas = []
-    for day, (licence, eval_promise, files) in zip(REVISION_DATES, steps, strict=True):
-        sha = commit(repo, f"{day}T12:00:00+00:00", licence, eval_promise=eval_promise, files=files)
-        audited_at = datetime.fromisoformat(f"{day}T12:00:00+00:00").replace(day=2)
-        audit_and_record(store, AuditRequest(str(repo)), audited_at=audited_at)
+    for day, (licence, eval_promise, files, code_files) in zip(REVISION_DATES, steps, strict=True):
+        when = f"{day}T12:00:00+00:00"
+        if code_files:
+            for name, text in code_files.items():
+                (code / name).write_text(text)
+            git(code, "add", "-A", date=when)
+            git(code, "commit", "-q", "-m", f"code {day}", date=when)
+        sha = commit(repo, when, licence, eval_promise=eval_promise, files=files)
+        audited_at = datetime.fromisoformat(when).replace(day=2)
+        monkeypatch.setenv("CARDAUDIT_NOW", audited_at.isoformat())
+        audit_and_record(store, AuditRequest(str(repo), code=str(code)), audited_at=audited_at)
         shas.append(sha)
     return shas
 
 
 @pytest.fixture
-def recorded(store_url: str, model_repo: Path):
+def recorded(store_url: str, model_repo: Path, code_repo: Path, monkeypatch: pytest.MonkeyPatch):
     with Store.open(store_url) as store:
-        shas = audit_revisions(store, model_repo)
+        shas = audit_revisions(store, model_repo, code_repo, monkeypatch)
         audits = store.audits(key_for_argument(str(model_repo)))
     return shas, audits
 
@@ -158,10 +145,30 @@ def test_each_revision_is_recorded_in_order(recorded) -> None:
         "2026-05-02",
     ]
     assert [a.licence_declared for a in audits] == ["apache-2.0", "apache-2.0", "cc-by-nc-4.0"]
-    assert [[p.status for p in a.promises] for a in audits] == [
-        ["missing", "missing"],
-        ["delivered", "missing"],
-        ["delivered"],
+    assert [[(p.artifact, p.status) for p in a.promises] for a in audits] == [
+        [("training_code", "missing"), ("evaluation_code", "missing")],
+        [("training_code", "delivered"), ("evaluation_code", "missing")],
+        [("training_code", "delivered")],
+    ]
+    # first_seen is the card's first commit promising it, in every later audit too
+    assert {p.first_seen for a in audits for p in a.promises} == {"2026-03-01"}
+    (delivered,) = [p for p in audits[1].promises if p.status == "delivered"]
+    assert delivered.reason == "the code repo has train.py"
+
+
+def test_prm_findings_follow_the_promises(recorded) -> None:
+    _shas, audits = recorded
+    prm = [
+        sorted(
+            (f.rule_id, f.severity, f.path, f.line) for f in a.findings if f.rule_id[:3] == "PRM"
+        )
+        for a in audits
+    ]
+    assert prm == [
+        [("PRM001", "info", "README.md", 10), ("PRM001", "info", "README.md", 11)],
+        # the evaluation promise is 32 days old by git history: a warning now
+        [("PRM001", "warning", "README.md", 11), ("PRM003", "info", "README.md", 10)],
+        [("PRM003", "info", "README.md", 10)],
     ]
 
 
@@ -184,14 +191,26 @@ def test_history_timeline(recorded) -> None:
         (first, "promise_appeared", "README.md:10", None, None),
         (first, "promise_appeared", "README.md:11", None, None),
         (second, "promise_delivered", "README.md:10", None, None),
+        (second, "finding_added", "README.md:10", "info", "PRM003"),
         (second, "finding_resolved", "README.md:2", None, "ATT001"),
+        (second, "finding_resolved", "README.md:10", None, "PRM001"),
         (third, "licence_changed", "README.md:2", "error", "LIC050"),
         (third, "promise_dropped", "README.md:11", None, None),
+        (third, "finding_resolved", "README.md:11", None, "PRM001"),
     ]
     appeared = history.events[1]
     assert appeared.at == datetime(2026, 3, 1, tzinfo=UTC)  # first_seen, not the audit time
-    assert appeared.detail["artifact"] == "training_code"
-    assert "never delivered" in history.events[-1].message
+    assert (appeared.detail["artifact"], appeared.detail["first_seen"]) == (
+        "training_code",
+        "2026-03-01",
+    )
+    assert history.events[3].detail["previous_status"] == "missing"
+    assert "the code repo has train.py" in history.events[3].message
+    assert "still announced as coming, but delivered: Training code" in history.events[4].message
+    dropped = history.events[8]
+    assert "never delivered" in dropped.message
+    assert dropped.detail["artifact"] == "evaluation_code"
+    assert "Evaluation scripts" in history.events[9].message  # its PRM001 went with it
     assert history.events[0].message.startswith("first audit: licence apache-2.0; 1 error(s)")
 
 
@@ -206,15 +225,19 @@ def test_diff_between_any_two_audits(recorded) -> None:
     assert [p.artifact for p in whole.promises_dropped] == ["evaluation_code"]
     assert [c.after.artifact for c in whole.promises_delivered] == ["training_code"]
     assert whole.promises_changed == () and whole.promises_appeared == ()
-    assert [f.rule_id for f in whole.findings_resolved] == ["ATT001"]
-    assert whole.findings_added == ()
+    assert sorted((f.rule_id, f.line) for f in whole.findings_resolved) == [
+        ("ATT001", 2),
+        ("PRM001", 10),
+        ("PRM001", 11),
+    ]
+    assert [(f.rule_id, f.line) for f in whole.findings_added] == [("PRM003", 10)]
     quiet = diff_audits(audits[0], audits[1])
     assert quiet.licence_change is None and quiet.findings == ()
     assert [c.after.artifact for c in quiet.promises_delivered] == ["training_code"]
 
 
 def test_cli_history_and_diff(recorded, store_url: str, model_repo: Path) -> None:
-    shas, _audits = recorded
+    shas, audits = recorded
     runner = CliRunner()
     target = str(model_repo)
     result = runner.invoke(app, ["history", target, "--db", store_url, "--format", "json"])
@@ -225,7 +248,11 @@ def test_cli_history_and_diff(recorded, store_url: str, model_repo: Path) -> Non
     (finding,) = data["findings"]
     assert (finding["rule_id"], finding["severity"]) == ("LIC050", "error")
     assert finding["location"] == {"path": "README.md", "line": 2, "repo": "model"}
-    assert data["events"][5]["kind"] == "licence_changed"
+    kinds = [event["kind"] for event in data["events"]]
+    assert kinds.count("licence_changed") == 1
+    assert data["events"][kinds.index("licence_changed")]["audit_id"] == audits[2].id
+    (appeared, _) = [e for e in data["events"] if e["kind"] == "promise_appeared"]
+    assert appeared["at"].startswith("2026-03-01")
 
     text = runner.invoke(app, ["history", target, "--db", store_url])
     assert text.exit_code == 0
