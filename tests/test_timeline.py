@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
@@ -303,3 +304,75 @@ def test_audit_record_compares_with_the_previous_audit(model_repo: Path, tmp_pat
     assert finding["severity"] == "error"
     assert finding["location"] == {"path": "README.md", "line": 2, "key": "license"}
     assert finding["evidence"] == "license: bsd-3-clause"
+
+
+def test_track_run_history_of_the_clover_promises(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end through the CLI: the clover fixture's model and code repos replayed into git,
+    tracked, re-audited with `track run` before and after the SFT code is released, and the
+    promise's story read back with `history`."""
+    from fixture_history import build_history_repo
+
+    db = str(tmp_path / "store.db")
+    model, code = tmp_path / "clover-model", tmp_path / "clover-code"
+    build_history_repo(FIXTURES / "clover" / "model-history", model)
+    build_history_repo(FIXTURES / "clover" / "code-history", code, upto=2)
+    runner = CliRunner()
+    added = runner.invoke(app, ["track", "add", str(model), "--code", str(code), "--db", db])
+    assert added.exit_code == 0, added.output
+    for now, upto in (("2026-03-10", 2), ("2026-06-15", None)):
+        if upto is None:  # the code repo's next commit releases the SFT code
+            shutil.rmtree(code)
+            build_history_repo(FIXTURES / "clover" / "code-history", code)
+        monkeypatch.setenv("CARDAUDIT_NOW", now)
+        run = runner.invoke(app, ["track", "run", "--db", db, "--fail-on", "never", "-f", "json"])
+        assert run.exit_code == 0, run.output
+        (result,) = json.loads(run.stdout)
+        assert result["error"] is None
+
+    history = runner.invoke(app, ["history", str(model), "--db", db, "--format", "json"])
+    assert history.exit_code == 0, history.output
+    data = json.loads(history.stdout)
+    jsonschema.validate(data, TIMELINE_SCHEMA)
+    first, second = (audit["id"] for audit in data["audits"])
+    events = {(e["audit_id"], e["kind"], e["where"], e["rule_id"]) for e in data["events"]}
+
+    appeared = [e for e in data["events"] if e["kind"] == "promise_appeared"]
+    assert {(e["where"], e["detail"]["artifact"]) for e in appeared} == {
+        ("README.md:48", "training_code"),
+        ("README.md:48", "docs"),
+        ("code:README.md:17", "training_code"),
+        ("code:README.md:17", "docs"),
+        ("code:README.md:17", "inference_code"),
+        ("code:README.md:20", "training_code"),
+        ("code:README.md:21", "docs"),
+    }
+    # dated by the commit that added the roadmap to each README, not by the audit
+    assert {e["at"] for e in appeared} == {"2026-03-02T00:00:00+00:00"}
+
+    delivered = [e for e in data["events"] if e["kind"] == "promise_delivered"]
+    assert sorted(e["where"] for e in delivered) == ["README.md:48", "code:README.md:17"]
+    for event in delivered:
+        assert event["audit_id"] == second
+        assert event["detail"]["artifact"] == "training_code"
+        assert event["detail"]["previous_status"] == "missing"
+        assert event["detail"]["first_seen"] == "2026-03-02"
+        assert "a checked roadmap box at code:README.md:20" in event["detail"]["reason"]
+    # the checked box is a delivery now, no longer a promise
+    assert (second, "promise_dropped", "code:README.md:20", None) in events
+    # still announced on both lines: PRM003; the other items of the code README stay missing
+    assert {
+        (second, "finding_added", where, "PRM003")
+        for where in ("README.md:48", "code:README.md:17")
+    } <= events
+    (still_missing,) = [
+        e
+        for e in data["events"]
+        if (e["kind"], e["where"], e["rule_id"]) == ("finding_added", "code:README.md:17", "PRM001")
+    ]
+    assert "backend code (inference / serving code)" in still_missing["message"]
+    assert "SFT code" not in still_missing["message"]
+    assert (second, "finding_resolved", "code:README.md:20", "PRM001") in events
+    assert not any(e["kind"] == "licence_changed" for e in data["events"])
+    assert data["events"][0]["audit_id"] == first
