@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+import threading
 from pathlib import Path
 
+import pytest
+
+from cardaudit.extract import licence_id
 from cardaudit.extract.licence_id import identify_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,3 +76,30 @@ def test_bundled_texts_match_their_recorded_provenance() -> None:
         digest = hashlib.sha256((DATA / entry["file"]).read_bytes()).hexdigest()
         assert digest == entry["sha256"], entry["file"]
         assert entry["source"]
+
+
+def test_threads_identifying_at_once_share_one_store_and_leave_stdio_alone(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """`track run` identifies licences in several threads: the model store is built once,
+    every thread gets a working answer, and stdout and stderr are left where they were."""
+    licence_id._build_model_matcher.cache_clear()
+    streams = (sys.stdout, sys.stderr)
+    llama = (DATA / "llama2.txt").read_text()
+    start = threading.Barrier(4)
+    matchers, found = [], []
+
+    def identify() -> None:
+        start.wait()
+        matchers.append(licence_id._model_matcher()[0])
+        found.append(identify_text(llama).licence)
+
+    threads = [threading.Thread(target=identify) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert (sys.stdout, sys.stderr) == streams
+    assert len({id(matcher) for matcher in matchers}) == 1
+    assert found == ["llama2"] * 4
+    assert capfd.readouterr() == ("", "")

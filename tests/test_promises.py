@@ -80,7 +80,7 @@ def test_first_seen_and_delivery_from_git_history(
     assert {f.severity for f in missing} == {"error"}
     code_line = where[("code", "README.md", 17)]
     assert "backend code (inference / serving code)" in code_line.message
-    assert "promised since 2026-03-02 (105 days)" in code_line.message
+    assert "promised since 2026-03-02;" in code_line.message
     assert "SFT code" not in code_line.message
     assert code_line.evidence == (
         "The SFT code, training instructions, backend code and setup guides are coming."
@@ -105,6 +105,22 @@ def test_before_delivery_the_sft_code_is_missing(
     assert "no training code in code repo clover-code" in sft.reason
     assert not _findings(report, "PRM003")
     assert {f.severity for f in _findings(report, "PRM001")} == {"info"}
+
+
+def test_an_ageing_promise_escalates_but_stays_the_same_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stored diffs and SARIF fingerprints identify a finding by its message: a missing
+    promise audited months apart must keep its message while its severity rises."""
+    model, code = _repos(tmp_path, code_upto=2)
+    seen = {}
+    for now in ("2026-03-10", "2026-06-15"):
+        monkeypatch.setenv("CARDAUDIT_NOW", now)
+        findings = _findings(_audit(model, code), "PRM001")
+        seen[now] = {(f.location.repo, f.location.line, f.message): f.severity for f in findings}
+    assert set(seen["2026-03-10"]) == set(seen["2026-06-15"])
+    assert set(seen["2026-03-10"].values()) == {"info"}
+    assert set(seen["2026-06-15"].values()) == {"error"}
 
 
 @pytest.mark.parametrize(

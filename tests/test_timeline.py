@@ -1,21 +1,21 @@
-"""History and diff from real audits of a git repo whose card changes over three revisions.
+"""History and diff from real audits of a model repo whose card changes over three revisions.
 
-Revision 1 declares Apache-2.0 without shipping its text (ATT001) and promises training
-code and evaluation scripts; revision 2 adds LICENSE and train.py (ATT001 resolved, the
-training-code promise delivered); revision 3 switches to CC-BY-NC-4.0 (LIC050) and drops
-the evaluation promise.
+The model repo and its code repo are real git repos built in the test; promises come from the
+real extractor (PRM rules), their first_seen from the card's git history.
 
-Promise extraction is another module's job: ``stand_in_promises`` fixes the promises to what
-the card says, so the store and timeline are tested on their own.
+Revision 1 declares Apache-2.0 without shipping its text (ATT001) and promises training code
+and evaluation scripts, neither in the code repo (PRM001); revision 2 adds LICENSE (ATT001
+resolved) while the code repo gains train.py, so the training-code promise is delivered — and,
+still announced, PRM003; revision 3 switches to CC-BY-NC-4.0 (LIC050) and drops the evaluation
+promise (its PRM001 resolved).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
+import shutil
 import subprocess
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,10 +23,7 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-import cardaudit.pipeline
 from cardaudit.cli import app
-from cardaudit.extract import build_facts
-from cardaudit.model import Evidence, Facts, Promise
 from cardaudit.sources import AuditRequest
 from cardaudit.store import Store, key_for_argument
 from cardaudit.timeline import build_history, diff_audits, pick_audit
@@ -51,38 +48,6 @@ Training code coming soon.
 See the `license` field above.
 """
 EVAL_LINE = "Evaluation scripts will be released.\n"
-PROMISE = re.compile(r"coming soon|will be released", re.IGNORECASE)
-ARTIFACTS = {"training": ("training_code", "train.py"), "evaluation": ("evaluation_code", "eval")}
-
-
-def stand_in_promises(evidence: Evidence) -> tuple[Promise, ...]:
-    card = evidence.card
-    promises = []
-    for number, line in enumerate(card.raw.splitlines() if card else [], start=1):
-        if not PROMISE.search(line):
-            continue
-        artifact, delivered_by = ARTIFACTS[line.split()[0].lower()]
-        delivered = any(entry.path.startswith(delivered_by) for entry in evidence.repo.files)
-        promises.append(
-            Promise(
-                text=line.strip(),
-                artifact=artifact,
-                path=card.path,
-                line=number,
-                status="delivered" if delivered else "missing",
-                first_seen="2026-03-01T00:00:00+00:00",
-                reason=f"{delivered_by} present" if delivered else None,
-            )
-        )
-    return tuple(promises)
-
-
-@pytest.fixture(autouse=True)
-def promises_from_the_card(monkeypatch: pytest.MonkeyPatch) -> None:
-    def facts(evidence: Evidence) -> Facts:
-        return replace(build_facts(evidence), promises=stand_in_promises(evidence))
-
-    monkeypatch.setattr(cardaudit.pipeline, "build_facts", facts)
 
 
 def git(repo: Path, *args: str, date: str = "2026-03-01T00:00:00+00:00") -> str:
@@ -113,6 +78,7 @@ def commit(repo: Path, date: str, licence: str, *, eval_promise: bool, files: di
 
 
 REVISION_DATES = ("2026-03-01", "2026-04-01", "2026-05-01")
+CODE_README = "# finch\n\nModelling code for Finch-2B.\n"
 
 
 @pytest.fixture
@@ -123,28 +89,50 @@ def model_repo(tmp_path: Path) -> Path:
     return repo
 
 
-def audit_revisions(store: Store, repo: Path) -> list[str]:
-    """Commit and audit the three revisions, each recorded the day after its commit."""
+@pytest.fixture
+def code_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "finch-code"
+    (repo / "finch").mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text(CODE_README)
+    (repo / "finch" / "modeling.py").write_text("class FinchModel:\n    pass\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "modelling code")
+    return repo
+
+
+def audit_revisions(
+    store: Store, repo: Path, code: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[str]:
+    """Commit and audit the three revisions, each audited (and its promises aged) the day
+    after its commit."""
     apache = (FIXTURES / "clover" / "model" / "LICENSE").read_text()
     cc_by_nc = (FIXTURES / "licence-changed" / "model" / "LICENSE").read_text()
     steps = [
-        ("apache-2.0", True, {}),
-        ("apache-2.0", True, {"LICENSE": apache, "train.py": "print('train')\n"}),
-        ("cc-by-nc-4.0", False, {"LICENSE": cc_by_nc}),
+        ("apache-2.0", True, {}, {}),
+        ("apache-2.0", True, {"LICENSE": apache}, {"train.py": "print('train')\n"}),
+        ("cc-by-nc-4.0", False, {"LICENSE": cc_by_nc}, {}),
     ]
     shas = []
-    for day, (licence, eval_promise, files) in zip(REVISION_DATES, steps, strict=True):
-        sha = commit(repo, f"{day}T12:00:00+00:00", licence, eval_promise=eval_promise, files=files)
-        audited_at = datetime.fromisoformat(f"{day}T12:00:00+00:00").replace(day=2)
-        audit_and_record(store, AuditRequest(str(repo)), audited_at=audited_at)
+    for day, (licence, eval_promise, files, code_files) in zip(REVISION_DATES, steps, strict=True):
+        when = f"{day}T12:00:00+00:00"
+        if code_files:
+            for name, text in code_files.items():
+                (code / name).write_text(text)
+            git(code, "add", "-A", date=when)
+            git(code, "commit", "-q", "-m", f"code {day}", date=when)
+        sha = commit(repo, when, licence, eval_promise=eval_promise, files=files)
+        audited_at = datetime.fromisoformat(when).replace(day=2)
+        monkeypatch.setenv("CARDAUDIT_NOW", audited_at.isoformat())
+        audit_and_record(store, AuditRequest(str(repo), code=str(code)), audited_at=audited_at)
         shas.append(sha)
     return shas
 
 
 @pytest.fixture
-def recorded(store_url: str, model_repo: Path):
+def recorded(store_url: str, model_repo: Path, code_repo: Path, monkeypatch: pytest.MonkeyPatch):
     with Store.open(store_url) as store:
-        shas = audit_revisions(store, model_repo)
+        shas = audit_revisions(store, model_repo, code_repo, monkeypatch)
         audits = store.audits(key_for_argument(str(model_repo)))
     return shas, audits
 
@@ -158,10 +146,30 @@ def test_each_revision_is_recorded_in_order(recorded) -> None:
         "2026-05-02",
     ]
     assert [a.licence_declared for a in audits] == ["apache-2.0", "apache-2.0", "cc-by-nc-4.0"]
-    assert [[p.status for p in a.promises] for a in audits] == [
-        ["missing", "missing"],
-        ["delivered", "missing"],
-        ["delivered"],
+    assert [[(p.artifact, p.status) for p in a.promises] for a in audits] == [
+        [("training_code", "missing"), ("evaluation_code", "missing")],
+        [("training_code", "delivered"), ("evaluation_code", "missing")],
+        [("training_code", "delivered")],
+    ]
+    # first_seen is the card's first commit promising it, in every later audit too
+    assert {p.first_seen for a in audits for p in a.promises} == {"2026-03-01"}
+    (delivered,) = [p for p in audits[1].promises if p.status == "delivered"]
+    assert delivered.reason == "the code repo has train.py"
+
+
+def test_prm_findings_follow_the_promises(recorded) -> None:
+    _shas, audits = recorded
+    prm = [
+        sorted(
+            (f.rule_id, f.severity, f.path, f.line) for f in a.findings if f.rule_id[:3] == "PRM"
+        )
+        for a in audits
+    ]
+    assert prm == [
+        [("PRM001", "info", "README.md", 10), ("PRM001", "info", "README.md", 11)],
+        # the evaluation promise is 32 days old by git history: a warning now
+        [("PRM001", "warning", "README.md", 11), ("PRM003", "info", "README.md", 10)],
+        [("PRM003", "info", "README.md", 10)],
     ]
 
 
@@ -184,14 +192,26 @@ def test_history_timeline(recorded) -> None:
         (first, "promise_appeared", "README.md:10", None, None),
         (first, "promise_appeared", "README.md:11", None, None),
         (second, "promise_delivered", "README.md:10", None, None),
+        (second, "finding_added", "README.md:10", "info", "PRM003"),
         (second, "finding_resolved", "README.md:2", None, "ATT001"),
+        (second, "finding_resolved", "README.md:10", None, "PRM001"),
         (third, "licence_changed", "README.md:2", "error", "LIC050"),
         (third, "promise_dropped", "README.md:11", None, None),
+        (third, "finding_resolved", "README.md:11", None, "PRM001"),
     ]
     appeared = history.events[1]
     assert appeared.at == datetime(2026, 3, 1, tzinfo=UTC)  # first_seen, not the audit time
-    assert appeared.detail["artifact"] == "training_code"
-    assert "never delivered" in history.events[-1].message
+    assert (appeared.detail["artifact"], appeared.detail["first_seen"]) == (
+        "training_code",
+        "2026-03-01",
+    )
+    assert history.events[3].detail["previous_status"] == "missing"
+    assert "the code repo has train.py" in history.events[3].message
+    assert "still announced as coming, but delivered: Training code" in history.events[4].message
+    dropped = history.events[8]
+    assert "never delivered" in dropped.message
+    assert dropped.detail["artifact"] == "evaluation_code"
+    assert "Evaluation scripts" in history.events[9].message  # its PRM001 went with it
     assert history.events[0].message.startswith("first audit: licence apache-2.0; 1 error(s)")
 
 
@@ -206,15 +226,19 @@ def test_diff_between_any_two_audits(recorded) -> None:
     assert [p.artifact for p in whole.promises_dropped] == ["evaluation_code"]
     assert [c.after.artifact for c in whole.promises_delivered] == ["training_code"]
     assert whole.promises_changed == () and whole.promises_appeared == ()
-    assert [f.rule_id for f in whole.findings_resolved] == ["ATT001"]
-    assert whole.findings_added == ()
+    assert sorted((f.rule_id, f.line) for f in whole.findings_resolved) == [
+        ("ATT001", 2),
+        ("PRM001", 10),
+        ("PRM001", 11),
+    ]
+    assert [(f.rule_id, f.line) for f in whole.findings_added] == [("PRM003", 10)]
     quiet = diff_audits(audits[0], audits[1])
     assert quiet.licence_change is None and quiet.findings == ()
     assert [c.after.artifact for c in quiet.promises_delivered] == ["training_code"]
 
 
 def test_cli_history_and_diff(recorded, store_url: str, model_repo: Path) -> None:
-    shas, _audits = recorded
+    shas, audits = recorded
     runner = CliRunner()
     target = str(model_repo)
     result = runner.invoke(app, ["history", target, "--db", store_url, "--format", "json"])
@@ -225,7 +249,11 @@ def test_cli_history_and_diff(recorded, store_url: str, model_repo: Path) -> Non
     (finding,) = data["findings"]
     assert (finding["rule_id"], finding["severity"]) == ("LIC050", "error")
     assert finding["location"] == {"path": "README.md", "line": 2, "repo": "model"}
-    assert data["events"][5]["kind"] == "licence_changed"
+    kinds = [event["kind"] for event in data["events"]]
+    assert kinds.count("licence_changed") == 1
+    assert data["events"][kinds.index("licence_changed")]["audit_id"] == audits[2].id
+    (appeared, _) = [e for e in data["events"] if e["kind"] == "promise_appeared"]
+    assert appeared["at"].startswith("2026-03-01")
 
     text = runner.invoke(app, ["history", target, "--db", store_url])
     assert text.exit_code == 0
@@ -276,3 +304,75 @@ def test_audit_record_compares_with_the_previous_audit(model_repo: Path, tmp_pat
     assert finding["severity"] == "error"
     assert finding["location"] == {"path": "README.md", "line": 2, "key": "license"}
     assert finding["evidence"] == "license: bsd-3-clause"
+
+
+def test_track_run_history_of_the_clover_promises(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end through the CLI: the clover fixture's model and code repos replayed into git,
+    tracked, re-audited with `track run` before and after the SFT code is released, and the
+    promise's story read back with `history`."""
+    from fixture_history import build_history_repo
+
+    db = str(tmp_path / "store.db")
+    model, code = tmp_path / "clover-model", tmp_path / "clover-code"
+    build_history_repo(FIXTURES / "clover" / "model-history", model)
+    build_history_repo(FIXTURES / "clover" / "code-history", code, upto=2)
+    runner = CliRunner()
+    added = runner.invoke(app, ["track", "add", str(model), "--code", str(code), "--db", db])
+    assert added.exit_code == 0, added.output
+    for now, upto in (("2026-03-10", 2), ("2026-06-15", None)):
+        if upto is None:  # the code repo's next commit releases the SFT code
+            shutil.rmtree(code)
+            build_history_repo(FIXTURES / "clover" / "code-history", code)
+        monkeypatch.setenv("CARDAUDIT_NOW", now)
+        run = runner.invoke(app, ["track", "run", "--db", db, "--fail-on", "never", "-f", "json"])
+        assert run.exit_code == 0, run.output
+        (result,) = json.loads(run.stdout)
+        assert result["error"] is None
+
+    history = runner.invoke(app, ["history", str(model), "--db", db, "--format", "json"])
+    assert history.exit_code == 0, history.output
+    data = json.loads(history.stdout)
+    jsonschema.validate(data, TIMELINE_SCHEMA)
+    first, second = (audit["id"] for audit in data["audits"])
+    events = {(e["audit_id"], e["kind"], e["where"], e["rule_id"]) for e in data["events"]}
+
+    appeared = [e for e in data["events"] if e["kind"] == "promise_appeared"]
+    assert {(e["where"], e["detail"]["artifact"]) for e in appeared} == {
+        ("README.md:48", "training_code"),
+        ("README.md:48", "docs"),
+        ("code:README.md:17", "training_code"),
+        ("code:README.md:17", "docs"),
+        ("code:README.md:17", "inference_code"),
+        ("code:README.md:20", "training_code"),
+        ("code:README.md:21", "docs"),
+    }
+    # dated by the commit that added the roadmap to each README, not by the audit
+    assert {e["at"] for e in appeared} == {"2026-03-02T00:00:00+00:00"}
+
+    delivered = [e for e in data["events"] if e["kind"] == "promise_delivered"]
+    assert sorted(e["where"] for e in delivered) == ["README.md:48", "code:README.md:17"]
+    for event in delivered:
+        assert event["audit_id"] == second
+        assert event["detail"]["artifact"] == "training_code"
+        assert event["detail"]["previous_status"] == "missing"
+        assert event["detail"]["first_seen"] == "2026-03-02"
+        assert "a checked roadmap box at code:README.md:20" in event["detail"]["reason"]
+    # the checked box is a delivery now, no longer a promise
+    assert (second, "promise_dropped", "code:README.md:20", None) in events
+    # still announced on both lines: PRM003; the other items of the code README stay missing
+    assert {
+        (second, "finding_added", where, "PRM003")
+        for where in ("README.md:48", "code:README.md:17")
+    } <= events
+    (still_missing,) = [
+        e
+        for e in data["events"]
+        if (e["kind"], e["where"], e["rule_id"]) == ("finding_added", "code:README.md:17", "PRM001")
+    ]
+    assert "backend code (inference / serving code)" in still_missing["message"]
+    assert "SFT code" not in still_missing["message"]
+    assert (second, "finding_resolved", "code:README.md:20", "PRM001") in events
+    assert not any(e["kind"] == "licence_changed" for e in data["events"])
+    assert data["events"][0]["audit_id"] == first

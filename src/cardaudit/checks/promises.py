@@ -62,7 +62,9 @@ def promised_artifact_missing(evidence: Evidence, facts: Facts, rule: Rule) -> I
     missing = [p for p in facts.promises if p.status == "missing"]
     for (repo, path, line), group in _by_line(missing).items():
         age, seen = _age(group)
-        since = f"promised since {seen} ({age} days)" if seen else "first appearance unknown"
+        # No day count in the message: it would change every day, and the message is part
+        # of a finding's identity (store diffs, SARIF fingerprints). The severity carries the age.
+        since = f"promised since {seen}" if seen else "first appearance unknown"
         reasons = "; ".join(dict.fromkeys(p.reason for p in group if p.reason))
         yield Hit(
             f"promised but not delivered: {_items(group)} — {since}; {reasons}",
@@ -77,8 +79,8 @@ def promise_status_unknown(evidence: Evidence, facts: Facts, rule: Rule) -> Iter
     _needs_promises(facts)
     unknown = [p for p in facts.promises if p.status == "unknown"]
     for (repo, path, line), group in _by_line(unknown).items():
-        age, seen = _age(group)
-        since = f"; promised since {seen} ({age} days)" if seen else ""
+        _age_days, seen = _age(group)
+        since = f"; promised since {seen}" if seen else ""
         reasons = "; ".join(dict.fromkeys(p.reason for p in group if p.reason))
         yield Hit(
             f"cannot tell whether this was delivered: {_items(group)} — {reasons}{since}",

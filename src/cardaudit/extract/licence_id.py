@@ -15,6 +15,7 @@ other licences found are reported in ``also``.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -97,8 +98,22 @@ def _store_key(licence_id: str) -> str:
     return "LicenseRef-cardaudit-" + re.sub(r"[^A-Za-z0-9.\-]", "-", licence_id)
 
 
-@cache
+#: Held while the model store is built: ``track run`` identifies licences in several threads.
+_BUILD_LOCK = threading.Lock()
+
+
 def _model_matcher() -> tuple[Any, dict[str, str]]:
+    """The licenseid matcher over the bundled texts, built once per process.
+
+    Threads wait for the first build instead of racing: concurrent builds of the same
+    shared in-memory store fail each other, and their stderr swaps would interleave.
+    """
+    with _BUILD_LOCK:
+        return _build_model_matcher()
+
+
+@cache
+def _build_model_matcher() -> tuple[Any, dict[str, str]]:
     """A licenseid matcher over the bundled texts, in an in-memory SQLite store."""
     import contextlib
     import io
@@ -119,8 +134,9 @@ def _model_matcher() -> tuple[Any, dict[str, str]]:
     data = SpdxData(
         version="cardaudit-1", release_date=None, licenses=entries, exceptions=(), texts=texts
     )
-    # licenseid reports build progress on stderr; a CLI run must stay quiet.
-    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+    # licenseid reports build progress on stderr (never stdout); a CLI run must stay quiet.
+    # The swap is process-wide: only ever done under _BUILD_LOCK, so it is always undone.
+    with contextlib.redirect_stderr(io.StringIO()):
         database._store(data, {}, None)
     # keep the database object alive with the matcher: the shared in-memory store lives
     # only while a connection is open
