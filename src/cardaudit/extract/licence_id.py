@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -190,8 +190,13 @@ def _same(a: str, b: str) -> bool:
     return a.lower() == b.lower()
 
 
+@lru_cache(maxsize=512)
 def identify_text(text: str) -> Identification:
-    """Identify ``text`` (a LICENSE, NOTICE or similar file)."""
+    """Identify ``text`` (a LICENSE, NOTICE or similar file).
+
+    Memoised on the text: the same licence text (Apache-2.0 ships in most repos, and in the
+    model, its code repo and its base alike) is identified once per process.
+    """
     stripped = text.strip()
     if not stripped:
         return Identification(None, 0.0, note="the file is empty")
