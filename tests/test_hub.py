@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
@@ -25,6 +26,7 @@ from hub_repos import (
 from hub_server import FakeHub
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -402,6 +404,7 @@ def test_transfer_budget_and_exact_counts_for_both_layouts(
         assert not hub.requests("GET", "model.safetensors.index.json")
         assert hub.body_bytes() < 100_000
     assert data["facts"]["memory"]["weight_bytes"] == 2 * total
+    jsonschema.validate(data, json.loads((ROOT / "docs" / "report.schema.json").read_text()))
     if layout == "per-expert":  # the evidence says what was left out, and why
         skipped = acquire(AuditRequest(target=f"org/{layout}", code_discovery=False)).repo.skipped
         assert "index budget: not fetched" in skipped["model.safetensors.index.json"]

@@ -358,12 +358,6 @@ class HubSource:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(one, probes)), None, note
 
-    def read_header(
-        self, repo_id: str, sha: str, entry: FileEntry, floor: int | None
-    ) -> SafetensorsHeader:
-        """One header, never a byte of tensor data (see :meth:`probe_header`)."""
-        return self.finish_header(repo_id, sha, self.probe_header(repo_id, sha, entry, floor))
-
     def probe_header(
         self, repo_id: str, sha: str, entry: FileEntry, floor: int | None
     ) -> HeaderProbe:
