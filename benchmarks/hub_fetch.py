@@ -2,10 +2,12 @@
 
 Prints, for the same repo served by tests/hub_server.py to the unmodified huggingface_hub
 client: what `cardaudit audit` fetched (requests, body bytes, weight bytes) and how long it
-took, next to what `snapshot_download` would transfer (its own dry run). The shards are sparse
-files with real safetensors headers, created in a temp dir and deleted afterwards.
+took, next to what `snapshot_download` would transfer (its own dry run). Two tensor layouts:
+fused experts (one tensor per matrix family, ~340 header entries) and one tensor per expert
+(~32,500 entries: 4 MB of headers and a 2.9 MB index). The shards are sparse files with real
+safetensors headers, created in a temp dir and deleted afterwards.
 
-    python benchmarks/hub_fetch.py [--shards 15]
+    python benchmarks/hub_fetch.py [--shards 15] [--layout fused|per-expert|both]
 """
 
 from __future__ import annotations
@@ -20,16 +22,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
+SHAPE = {"layers": 42, "hidden": 2048, "experts": 256, "expert_dim": 512, "vocab": 151936}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shards", type=int, default=15)
-    parser.add_argument(
-        "--per-expert",
-        action="store_true",
-        help="one tensor per expert matrix (older Qwen/Mixtral layout: ~50x more header entries)",
-    )
+    parser.add_argument("--layout", choices=("fused", "per-expert", "both"), default="both")
     args = parser.parse_args()
 
     from hub_server import FakeHub
@@ -50,41 +49,49 @@ def main() -> None:
     )
     for name in ("HF_TOKEN", "HF_HUB_OFFLINE"):
         os.environ.pop(name, None)
+    layouts = ("fused", "per-expert") if args.layout == "both" else (args.layout,)
     try:
-        run(hub, work, args.shards, args.per_expert)
+        for layout in layouts:
+            run(hub, work / layout, args.shards, layout)
     finally:
         hub.close()
         shutil.rmtree(work, ignore_errors=True)
 
 
-def run(hub, work: Path, shards: int, per_expert: bool) -> None:
+def run(hub, work: Path, shards: int, layout: str) -> None:
     from cardaudit.pipeline import audit
     from cardaudit.sources import AuditRequest
-    from hub_repos import card, moe_tensors, per_expert_tensors, publish_model
+    from hub_repos import card, moe_config, moe_tensors, per_expert_tensors, publish_model
 
-    layout = per_expert_tensors if per_expert else moe_tensors
-    tensors = layout(layers=42, hidden=2048, experts=256, expert_dim=512, vocab=151936)
+    os.environ["HF_HUB_CACHE"] = str(work / "hf-cache")
+    os.environ["CARDAUDIT_CACHE"] = str(work / "cardaudit-cache")
+    tensors = (per_expert_tensors if layout == "per-expert" else moe_tensors)(**SHAPE)
     params = 0
     for _, shape in tensors.values():
         count = 1
         for dim in shape:
             count *= dim
         params += count
-    publish_model(hub, "bench/base-35b", work / "base", tensors=tensors, shards=shards)
+    config = {"config.json": moe_config(**SHAPE)}
+    base, model = f"bench/{layout}-base-35b", f"bench/{layout}-moe-35b"
+    publish_model(hub, base, work / "base", tensors=tensors, shards=shards, extra=config)
     publish_model(
         hub,
-        "bench/moe-35b",
+        model,
         work / "model",
-        readme=card(base="bench/base-35b"),
+        readme=card(base=base),
         tensors=tensors,
         shards=shards,
+        extra=config,
     )
-    sizes = {path: f.size for path, f in _files(hub, "bench/moe-35b").items()}
-    print(f"repo: {params / 1e9:.1f}B parameters (BF16), {len(tensors)} tensors, {shards} shards,")
-    print(f"      {sum(sizes.values()) / 1e9:.1f} GB in {len(sizes)} files")
-    print()
+    files = _files(hub, model)
+    sizes = {path: f.size for path, f in files.items()}
+    index = sizes["model.safetensors.index.json"]
+    print(f"layout {layout}: {params / 1e9:.1f}B parameters (BF16), {len(tensors):,} tensors,")
+    print(f"      {shards} shards, index {index:,} bytes, {sum(sizes.values()) / 1e9:.1f} GB")
+    print(f"      in {len(sizes)} files")
     # Warm-up (untimed): one-off imports and rule loading are not part of fetching.
-    audit(AuditRequest(target="bench/moe-35b", base_depth=0, code_discovery=False))
+    audit(AuditRequest(target=model, base_depth=0, code_discovery=False))
     rows = []
     for label, depth in (("audit, repo only", 0), ("audit, repo + base model", 1)):
         times = []
@@ -93,18 +100,16 @@ def run(hub, work: Path, shards: int, per_expert: bool) -> None:
             shutil.rmtree(work / "cardaudit-cache", ignore_errors=True)
             hub.log.clear()
             start = time.perf_counter()
-            request = AuditRequest(target="bench/moe-35b", base_depth=depth, code_discovery=False)
+            request = AuditRequest(target=model, base_depth=depth, code_discovery=False)
             report = audit(request)
             times.append(time.perf_counter() - start)
-        headers = sum(len(h.tensors) for h in report.evidence.safetensors)
-        assert headers == len(tensors), "every tensor's header entry was read"
-        counted = report.facts.parameters.total
+        facts = report.facts.parameters
         elapsed = sorted(times)[1]
         rows.append((label, len(hub.log), hub.body_bytes(), hub.weight_bytes(), elapsed))
 
     hub.log.clear()  # the same audit again, caches warm (a commit sha never changes)
     start = time.perf_counter()
-    audit(AuditRequest(target="bench/moe-35b", base_depth=0, code_discovery=False))
+    audit(AuditRequest(target=model, base_depth=0, code_discovery=False))
     elapsed = time.perf_counter() - start
     rows.append(
         ("re-audit, warm caches", len(hub.log), hub.body_bytes(), hub.weight_bytes(), elapsed)
@@ -114,18 +119,25 @@ def run(hub, work: Path, shards: int, per_expert: bool) -> None:
 
     hub.log.clear()
     start = time.perf_counter()
-    plan = snapshot_download("bench/moe-35b", cache_dir=work / "snap-cache", dry_run=True)
+    plan = snapshot_download(model, cache_dir=work / "snap-cache", dry_run=True)
     elapsed = time.perf_counter() - start
     would = sum(item.file_size for item in plan if item.will_download)
     rows.append(("snapshot_download (dry run)", len(hub.log), would, would, elapsed))
 
+    print()
     print(f"{'':30} {'requests':>9} {'bytes':>16} {'weight bytes':>16} {'wall time':>10}")
     for label, requests, body, weights, seconds in rows:
         print(f"{label:30} {requests:>9} {body:>16,} {weights:>16,} {seconds:>9.2f}s")
     print()
-    print(f"parameters counted by cardaudit from the headers: {counted:,} (expected {params:,})")
+    assert facts.total == params, (facts.total, params)
+    headers = sum(len(h.tensors) for h in report.evidence.safetensors)
+    read = f"{headers:,} header entries read" if headers else "no header read in full"
+    print(f"parameters: {facts.total:,} from {facts.source} ({read}; expected {params:,})")
+    active = facts.details.get("active_source", facts.source)
+    print(f"active per token: {facts.active:,} from {active}")
     print("snapshot_download's bytes are what it would download (its dry run asks the Hub for")
     print("file sizes only); cardaudit's are the response bodies the server actually sent.")
+    print()
 
 
 def _files(hub, repo_id: str):

@@ -53,6 +53,29 @@ def moe_tensors(
     return tensors
 
 
+def moe_config(
+    layers: int, hidden: int, experts: int, expert_dim: int, vocab: int, top_k: int = 8
+) -> str:
+    """A qwen3_moe config.json for :func:`moe_tensors` (config-based counts and active)."""
+    config = {
+        "architectures": ["Qwen3MoeForCausalLM"],
+        "model_type": "qwen3_moe",
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": hidden // 128 or 1,
+        "num_key_value_heads": max(hidden // 1024, 1),
+        "head_dim": 128,
+        "intermediate_size": 3 * hidden,
+        "moe_intermediate_size": expert_dim,
+        "num_experts": experts,
+        "num_experts_per_tok": top_k,
+        "vocab_size": vocab,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+    }
+    return json.dumps(config, indent=2)
+
+
 def per_expert_tensors(
     layers: int, hidden: int, experts: int, expert_dim: int, vocab: int
 ) -> dict[str, tuple[str, list[int]]]:

@@ -201,6 +201,8 @@ class FakeHub:
         self.faults: list[Fault] = []
         self.tree_page_size = 1000
         self.commits_page_size = 50
+        self.without_safetensors_totals: set[str] = set()
+        self._totals: dict[str, dict[str, Any] | None] = {}
         self._lock = threading.Lock()
         self.hub = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self, cdn=False))
         self.cdn = ThreadingHTTPServer(("127.0.0.2", 0), _handler(self, cdn=True))
@@ -228,6 +230,8 @@ class FakeHub:
             self.faults.clear()
             self.tree_page_size = 1000
             self.commits_page_size = 50
+            self.without_safetensors_totals.clear()
+            self._totals.clear()
 
     # ------------------------------------------------------------------ repo building
 
@@ -279,6 +283,16 @@ class FakeHub:
         self.faults.append(fault)
         return fault
 
+    def safetensors_totals(self, commit: Commit) -> dict[str, Any] | None:
+        """Parameters by dtype over every header of the model's weights, as the Hub computes
+        them for ``model_info``'s ``safetensors`` (the index's shards, else model.safetensors);
+        ``without_safetensors_totals`` holds commits the Hub has no totals for."""
+        if commit.sha in self.without_safetensors_totals:
+            return None
+        if commit.sha not in self._totals:
+            self._totals[commit.sha] = _safetensors_totals(commit.files)
+        return self._totals[commit.sha]
+
     # ------------------------------------------------------------------ log helpers
 
     def requests(self, method: str | None = None, contains: str = "") -> list[LogEntry]:
@@ -310,6 +324,41 @@ class FakeHub:
                     fault.times -= 1
                     return fault
         return None
+
+
+def _safetensors_totals(files: dict[str, HubFile]) -> dict[str, Any] | None:
+    index = files.get("model.safetensors.index.json")
+    names: list[str] = []
+    if index is not None and index.data is not None:
+        try:
+            weight_map = json.loads(index.data).get("weight_map") or {}
+            names = sorted(set(weight_map.values()))
+        except (ValueError, AttributeError):
+            return None
+    elif "model.safetensors" in files:
+        names = ["model.safetensors"]
+    parameters: dict[str, int] = {}
+    for name in names:
+        item = files.get(name)
+        if item is None or item.size < 8:
+            return None
+        try:
+            (length,) = struct.unpack("<Q", item.read(0, 7))
+            if length > item.size - 8:
+                return None  # the Hub has no totals for a corrupt header
+            header = json.loads(item.read(8, 7 + length))
+            for key, info in header.items():
+                if key == "__metadata__":
+                    continue
+                count = 1
+                for dim in info["shape"]:
+                    count *= int(dim)
+                parameters[info["dtype"]] = parameters.get(info["dtype"], 0) + count
+        except (ValueError, KeyError, TypeError, AttributeError, struct.error):
+            return None
+    if not parameters:
+        return None
+    return {"parameters": parameters, "total": sum(parameters.values())}
 
 
 #: The hub the test session runs (set by tests/conftest.py), for helpers that seed it.
@@ -458,7 +507,11 @@ class _HubHandler(BaseHTTPRequestHandler):
             revision = rest[1] if len(rest) > 1 else "main"
             commit = self._commit(repo, revision, head)
             if commit is not None:
-                self._json(self._info(repo, commit, blobs="blobs" in query), head=head)
+                info = self._info(repo, commit, blobs="blobs" in query)
+                expand = query.get("expand") or query.get("expand[]")
+                if expand:  # as on the Hub: only the fields asked for (and the ids)
+                    info = {k: v for k, v in info.items() if k in {"_id", "id", *expand}}
+                self._json(info, head=head)
         elif rest[0] == "tree" and len(rest) >= 2:
             commit = self._commit(repo, rest[1], head)
             if commit is not None:
@@ -499,6 +552,7 @@ class _HubHandler(BaseHTTPRequestHandler):
             "tags": list((data or {}).get("tags") or []),
             "cardData": data,
             "siblings": siblings,
+            **({"safetensors": totals} if (totals := self.hub.safetensors_totals(commit)) else {}),
         }
 
     def _tree(self, repo: HubRepo, commit: Commit, prefix: str, query: dict, head: bool) -> None:

@@ -6,17 +6,27 @@ import json
 import os
 from pathlib import Path
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
 import hub_server
 from cardaudit.cli import app
+from cardaudit.extract.config_count import count_from_config
 from cardaudit.sources import AuditRequest, acquire, local_evidence
 from cardaudit.sources.hub import HubRef, parse_hub_target
-from hub_repos import card, moe_tensors, publish_model, sharded_files
+from hub_repos import (
+    card,
+    moe_config,
+    moe_tensors,
+    per_expert_tensors,
+    publish_model,
+    sharded_files,
+)
 from hub_server import FakeHub
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -326,3 +336,124 @@ def test_corrupt_gguf_is_a_finding(hub: FakeHub, tmp_path: Path) -> None:
     evidence = acquire(AuditRequest(target="org/gguf", code_discovery=False))
     assert [p.rule_id for p in evidence.problems] == ["SRC003"]
     assert evidence.problems[0].location.path == "bad.gguf"
+
+
+# --------------------------------------------------------------------------- transfer budget
+
+#: Both layouts of one MoE: ~110 header entries (fused experts) or ~6,200 (one per expert,
+#: 770 KB of headers and a 560 KB index, both over cardaudit's budgets).
+SHAPE = {"layers": 16, "hidden": 256, "experts": 128, "expert_dim": 64, "vocab": 4096}
+
+
+def _publish_layout(hub: FakeHub, tmp_path: Path, layout: str, **extra) -> tuple[str, int]:
+    tensors = (per_expert_tensors if layout == "per-expert" else moe_tensors)(**SHAPE)
+    files = sharded_files(tmp_path / layout, tensors, 4)
+    files |= {"README.md": card(), "config.json": moe_config(**SHAPE), **extra}
+    sha = hub.commit(f"org/{layout}", files)
+    total = 0
+    for _, shape in tensors.values():
+        count = 1
+        for dim in shape:
+            count *= dim
+        total += count
+    return sha, total
+
+
+def _shard_gets(hub: FakeHub) -> dict[str, list[tuple[str | None, int]]]:
+    gets: dict[str, list[tuple[str | None, int]]] = {}
+    for entry in hub.log:
+        if entry.host == "cdn" and entry.path.endswith(".safetensors"):
+            gets.setdefault(entry.path.rsplit("/", 1)[-1], []).append(
+                (entry.range, entry.body_bytes)
+            )
+    return gets
+
+
+@pytest.mark.parametrize("layout", ["fused", "per-expert"])
+def test_transfer_budget_and_exact_counts_for_both_layouts(
+    hub: FakeHub, tmp_path: Path, layout: str
+) -> None:
+    sha, total = _publish_layout(hub, tmp_path, layout)
+    code, data, _ = audit_json(f"org/{layout}", "--no-code-discovery")
+    assert code == 0
+    assert data["target"]["revision"] == sha
+    params = data["facts"]["parameters"]
+    assert params["total"] == total and params["by_dtype"] == {"BF16": total}
+    assert all(e.range for e in hub.log if e.path.endswith(".safetensors"))
+    assert not [e for e in hub.log if e.status == 403]
+    gets = _shard_gets(hub)
+    assert len(gets) == 4
+    if layout == "fused":
+        assert params["source"] == "safetensors"
+        assert params["active"] is not None and "active_source" not in params["details"]
+        assert hub.requests("GET", "model.safetensors.index.json")
+        assert hub.body_bytes() < 100_000
+    else:
+        # Headers over budget: only their 8-byte lengths are read; the Hub's totals, bound
+        # to this commit by the shard sizes, stand in; active comes from config.json.
+        assert params["source"] == "hub"
+        assert params["details"]["headers_read"] == 0
+        assert params["details"]["shards"] == 4
+        assert params["details"]["header_bytes"] > 512 * 1024
+        assert params["details"]["stored_bytes"] == 2 * total
+        assert params["details"]["active_source"] == "config"
+        expected = count_from_config(json.loads(moe_config(**SHAPE)))
+        assert expected is not None and params["active"] == expected.active
+        assert all(reads == [("bytes=0-7", 8)] for reads in gets.values())
+        assert hub.weight_bytes() == 4 * 8
+        assert not hub.requests("GET", "model.safetensors.index.json")
+        assert hub.body_bytes() < 100_000
+    assert data["facts"]["memory"]["weight_bytes"] == 2 * total
+    jsonschema.validate(data, json.loads((ROOT / "docs" / "report.schema.json").read_text()))
+    if layout == "per-expert":  # the evidence says what was left out, and why
+        skipped = acquire(AuditRequest(target=f"org/{layout}", code_discovery=False)).repo.skipped
+        assert "index budget: not fetched" in skipped["model.safetensors.index.json"]
+
+
+def test_over_budget_headers_are_read_in_full_without_usable_hub_totals(
+    hub: FakeHub, tmp_path: Path
+) -> None:
+    sha, total = _publish_layout(hub, tmp_path, "per-expert")
+    hub.without_safetensors_totals.add(sha)
+    evidence = acquire(AuditRequest(target="org/per-expert", code_discovery=False))
+    assert evidence.safetensors_totals is None
+    assert sum(len(h.tensors) for h in evidence.safetensors) == len(per_expert_tensors(**SHAPE))
+    assert evidence.safetensors_index is not None  # the headers were read: the index too
+    from cardaudit.extract import build_facts
+
+    params = build_facts(evidence).parameters
+    assert (params.source, params.total) == ("safetensors", total)
+    assert hub.weight_bytes() > 512 * 1024  # exact counts first: over budget, and said so
+
+
+def test_hub_totals_not_bound_to_the_commit_are_not_used(hub: FakeHub, tmp_path: Path) -> None:
+    """A shard shorter than its header says: the Hub's totals (from the headers) disagree
+    with the listed sizes, so every header is read and MEM009 reports the shard."""
+    _publish_layout(hub, tmp_path, "per-expert")
+    shard = sorted(tmp_path.glob("per-expert/*.safetensors"))[1]
+    os.truncate(shard, shard.stat().st_size - 4096)
+    code, data, _ = audit_json("org/per-expert", "--no-code-discovery")
+    assert code == 0
+    assert data["facts"]["parameters"]["source"] == "safetensors"
+    hits = [f for f in data["findings"] if f["rule_id"] == "MEM009"]
+    assert [h["location"]["path"] for h in hits] == [shard.name]
+
+
+def test_quantized_repo_never_uses_hub_totals(hub: FakeHub, tmp_path: Path) -> None:
+    config = json.loads(moe_config(**SHAPE))
+    config["quantization_config"] = {"quant_method": "fp8", "weight_block_size": [128, 128]}
+    _publish_layout(hub, tmp_path, "per-expert", **{"config.json": json.dumps(config)})
+    evidence = acquire(AuditRequest(target="org/per-expert", code_discovery=False))
+    assert evidence.safetensors_totals is None
+    assert sum(len(h.tensors) for h in evidence.safetensors) == len(per_expert_tensors(**SHAPE))
+
+
+def test_warm_re_audit_of_an_over_budget_repo_fetches_no_shard_bytes(
+    hub: FakeHub, tmp_path: Path
+) -> None:
+    _publish_layout(hub, tmp_path, "per-expert")
+    first = acquire(AuditRequest(target="org/per-expert", code_discovery=False))
+    hub.log.clear()
+    again = acquire(AuditRequest(target="org/per-expert", code_discovery=False))
+    assert not hub.requests(None, "/cdn/") and not hub.requests("GET", "/resolve/")
+    assert again.safetensors_totals == first.safetensors_totals is not None

@@ -197,6 +197,23 @@ class SafetensorsHeader:
 
 
 @dataclass(frozen=True)
+class SafetensorsTotals:
+    """Parameter totals by dtype that the Hub computed from every shard header (``model_info``
+    ``safetensors``), used instead of reading headers too large for the transfer budget.
+
+    Only kept when they are bound to the audited commit: ``data_bytes`` (the listed sizes of
+    ``files`` minus their 8-byte prefixes and ``header_bytes``, read by Range) equals the
+    parameters times their dtype widths.
+    """
+
+    parameters: Mapping[str, int]
+    total: int
+    files: tuple[str, ...]
+    header_bytes: int
+    data_bytes: int
+
+
+@dataclass(frozen=True)
 class GGUFHeader:
     """The parsed header of one .gguf file: metadata scalars and tensor infos (never data).
 
@@ -262,6 +279,8 @@ class Evidence:
     previous: PriorAudit | None = None
     #: How the evidence was gathered (e.g. ``code_repo_choice``: which card link was cloned, why).
     notes: Mapping[str, Any] = field(default_factory=frozen_mapping)
+    #: Hub-computed totals standing in for ``safetensors`` headers that were not read.
+    safetensors_totals: SafetensorsTotals | None = None
 
     def json_file(self, path: str) -> Any:
         """Parsed JSON of a text file in the model repo, or None when absent or invalid."""
@@ -312,7 +331,7 @@ class ParameterFacts:
     total: int | None = None
     active: int | None = None
     by_dtype: Mapping[str, int] = field(default_factory=frozen_mapping)
-    source: Literal["safetensors", "index", "config", "gguf"] | None = None
+    source: Literal["safetensors", "hub", "index", "config", "gguf"] | None = None
     details: Mapping[str, Any] = field(default_factory=frozen_mapping)
 
 

@@ -238,7 +238,7 @@ def dtype_consistency(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[
     stored = _main_dtype(facts)
     source = facts.parameters.source
     inferred = source == "index" and "dtype_inferred" in facts.parameters.details
-    if not stored or not (source in ("safetensors", "gguf") or inferred):
+    if not stored or not (source in ("safetensors", "hub", "gguf") or inferred):
         raise NotApplicable("no weight headers or index to read the stored dtype from")
     declared = config_dtype(evidence.config)
     quantized = isinstance(evidence.config, Mapping) and "quantization_config" in evidence.config

@@ -150,6 +150,8 @@ def weight_bytes(evidence: Evidence, params: ParameterFacts) -> tuple[int | None
     details = params.details
     if params.source in ("safetensors", "gguf"):
         return int(details.get("stored_bytes") or 0), f"{params.source} headers"
+    if params.source == "hub":
+        return int(details.get("stored_bytes") or 0), "Hub totals × dtype widths"
     if params.source == "index":
         return int(details["index_total_size"]), "index total_size"
     if params.source == "config" and params.total:

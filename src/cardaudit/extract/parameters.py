@@ -1,8 +1,9 @@
 """Parameter counts, from the best evidence available.
 
-Order of preference: safetensors headers (exact), GGUF headers (exact), the safetensors
-index (``total_size`` / ``weight_map``) with config.json, config.json alone. ``total`` is
-every logical parameter stored (packed int4 / MXFP4 unpacked; quantization scales, zero
+Order of preference: safetensors headers (exact), the Hub's totals of those headers when
+they were too large to read (exact, checked against the commit), GGUF headers (exact), the
+safetensors index (``total_size`` / ``weight_map``) with config.json, config.json alone.
+``total`` is every logical parameter stored (packed int4 / MXFP4 unpacked; quantization scales, zero
 points and indices excluded — they are storage, counted in ``details.aux_bytes``). For a
 config-only count, ``total`` is what transformers builds; MTP layers are in
 ``details.mtp``. See :data:`cardaudit.extract.config_count.ACTIVE_CONVENTION` for ``active``.
@@ -32,7 +33,14 @@ from cardaudit.extract.quantization import (
     packing_factor,
     quantization_of,
 )
-from cardaudit.model import Evidence, GGUFHeader, ParameterFacts, SafetensorsHeader, TensorInfo
+from cardaudit.model import (
+    Evidence,
+    GGUFHeader,
+    ParameterFacts,
+    SafetensorsHeader,
+    SafetensorsTotals,
+    TensorInfo,
+)
 
 VISION_MARKERS = (
     "visual.",
@@ -179,6 +187,30 @@ def from_headers(
         "active_without_embeddings": _without_embeddings(active, config),
     }
     return ParameterFacts(counted["total"], active, counted["by_dtype"], "safetensors", details)
+
+
+def from_hub_totals(
+    totals: SafetensorsTotals | None, config: Mapping[str, Any] | None
+) -> ParameterFacts | None:
+    """Exact totals the Hub computed from every shard header (see :class:`SafetensorsTotals`:
+    bound to the audited commit by the shards' sizes, plain dtypes only). The Hub gives no
+    split by model part, so ``active`` comes from config.json (``details.active_source``)."""
+    if totals is None or not totals.total:
+        return None
+    details = {
+        "method": (
+            "parameter totals the Hub computed from every shard header (model_info "
+            "safetensors); checked against this commit: the listed shard sizes minus their "
+            "headers equal the parameters times their dtype widths"
+        ),
+        "headers_read": 0,
+        "shards": len(totals.files),
+        "header_bytes": totals.header_bytes,
+        "stored_bytes": totals.data_bytes,
+        "why": "headers too large to read within the transfer budget (one tensor per expert)",
+        "active_convention": ACTIVE_CONVENTION,
+    }
+    return ParameterFacts(totals.total, None, dict(totals.parameters), "hub", details)
 
 
 def _header_only(header: SafetensorsHeader) -> bool:
@@ -334,6 +366,7 @@ def parameter_facts(evidence: Evidence) -> ParameterFacts:
     headers = () if missing else evidence.safetensors
     for facts in (
         from_headers(headers, config),
+        from_hub_totals(evidence.safetensors_totals, config),
         from_gguf(evidence.gguf),
         from_index(evidence.safetensors_index, config),
         from_config(config),

@@ -155,12 +155,19 @@ def _concluded(report: Report, licences: _Licences, declared: Any) -> tuple[Any,
 
 
 def _location(url: str | None, revision: str | None) -> Any:
-    """An SPDX download location: ``git+URL@REV`` when pinned, NOASSERTION when unknown."""
+    """An SPDX download location: ``git+URL@REV`` when pinned, NOASSERTION when unknown.
+
+    SPDX 2.3 (7.7) allows only a download location of its grammar or NOASSERTION: a URL
+    the spec's validator rejects (a Hub served from ``127.0.0.1:PORT`` or ``localhost``, a
+    ``file://`` clone) becomes NOASSERTION; the purl external reference still names the repo.
+    """
     from spdx_tools.spdx.model import SpdxNoAssertion
+    from spdx_tools.spdx.validation.uri_validators import validate_download_location
 
     if not url:
         return SpdxNoAssertion()
-    return f"git+{url}@{revision}" if revision else url
+    location = f"git+{url}@{revision}" if revision else url
+    return SpdxNoAssertion() if validate_download_location(location) else location
 
 
 def _download_location(report: Report) -> Any:

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from cardaudit.errors import SourceError
@@ -27,6 +28,7 @@ from cardaudit.model import (
     Problem,
     RepoSnapshot,
     SafetensorsHeader,
+    SafetensorsTotals,
     Target,
     TextFile,
     frozen_mapping,
@@ -59,6 +61,7 @@ WANTED_NAMES = {
 }
 #: Top-level files whose name starts with (or contains) one of these are licence-like texts.
 LICENCE_WORDS = ("license", "licence", "notice", "copying", "copyright", "use_policy", "policy")
+QUANT_FILES = ("quantization_config.json", "quant_config.json", "quantize_config.json")
 #: At most this many commits are examined for older versions of the card (newest first).
 MAX_CARD_COMMITS = 20
 #: safetensors files whose headers are read (the rest are listed, not read).
@@ -72,14 +75,62 @@ GGUF_MAX_HEADER = 64 * 1024 * 1024
 MAX_GGUF_FILES = 64
 #: The first read is capped (an index could list tensors a shard does not have).
 MAX_FIRST_READ = 2 * 1024 * 1024
+#: When a repo's safetensors headers add up to more than this (one tensor per expert: tens of
+#: thousands of entries), they are not read if the Hub's own parameter totals can be bound to
+#: the audited commit (:class:`SafetensorsTotals`); otherwise they are read in full.
+HEADER_BUDGET = 512 * 1024
+#: A safetensors index larger than this is fetched only when the headers are read in full.
+INDEX_BUDGET = 256 * 1024
+#: Dtypes whose stored elements are the logical parameters (nothing packed, no scale
+#: tensors): the only ones for which the Hub's element totals are cardaudit's exact count.
+PLAIN_WIDTHS = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "BOOL": 1}
 
 
-def header_cache_path(repo_id: str, sha: str, path: str) -> Path:
-    """Where the header of ``path`` at commit ``sha`` is kept (a commit never changes)."""
+def header_cache_path(repo_id: str, sha: str, path: str, suffix: str = ".json") -> Path:
+    """Where the header of ``path`` at commit ``sha`` is kept (a commit never changes);
+    ``suffix=".length"``: where only its length is kept."""
     from cardaudit.sources.git import cache_root
 
     safe = re.sub(r"[^\w.-]+", "--", f"{repo_id}/{sha}/{path}")
-    return cache_root() / "safetensors-headers" / f"{safe}.json"
+    return cache_root() / "safetensors-headers" / f"{safe}{suffix}"
+
+
+@dataclass
+class HeaderProbe:
+    """What the first Range read (or the cache) told about one shard's header."""
+
+    entry: FileEntry
+    #: Bytes of the JSON header after the 8-byte prefix; None when unreadable.
+    length: int | None = None
+    #: The start of the JSON header, as far as it was read.
+    raw: bytes = b""
+    #: The final answer when already known (cached header, or an error).
+    header: SafetensorsHeader | None = None
+
+
+def bind_totals(hub_totals: Any, probes: list[HeaderProbe]) -> SafetensorsTotals | None:
+    """The Hub's totals, if they are exact for these shards: plain dtypes only, and the
+    listed sizes minus the header lengths equal the parameters times their widths."""
+    parameters = getattr(hub_totals, "parameters", None)
+    total = getattr(hub_totals, "total", None)
+    if not isinstance(parameters, dict) or not isinstance(total, int) or not parameters:
+        return None
+    if any(d not in PLAIN_WIDTHS or not isinstance(n, int) for d, n in parameters.items()):
+        return None
+    if sum(parameters.values()) != total:
+        return None
+    if any(p.length is None or (p.header is not None and p.header.error) for p in probes):
+        return None
+    data = sum(p.entry.size - 8 - (p.length or 0) for p in probes)
+    if data != sum(n * PLAIN_WIDTHS[d] for d, n in parameters.items()):
+        return None
+    return SafetensorsTotals(
+        frozen_mapping(dict(sorted(parameters.items()))),
+        total,
+        tuple(p.entry.path for p in probes),
+        sum(p.length or 0 for p in probes),
+        data,
+    )
 
 
 @dataclass(frozen=True)
@@ -131,6 +182,11 @@ def wanted_file(entry: FileEntry) -> bool:
     )
 
 
+def is_large_index(entry: FileEntry) -> bool:
+    """A safetensors index over :data:`INDEX_BUDGET` (one entry per expert tensor)."""
+    return entry.path.endswith(".safetensors.index.json") and entry.size > INDEX_BUDGET
+
+
 @dataclass
 class HubSource:
     """Fetch one model repo's evidence from the Hub."""
@@ -142,12 +198,20 @@ class HubSource:
 
     def resolve(self, ref: HubRef) -> str:
         """The commit sha ``ref.revision`` (default: the main branch) points at."""
+        return self.resolve_info(ref)[0]
+
+    def resolve_info(self, ref: HubRef) -> tuple[str, Any]:
+        """The commit sha, and the Hub's safetensors parameter totals sent with it (or None):
+        one ``model_info`` call, so both describe the same commit."""
         self.step(f"Resolving {ref.repo_id}@{ref.revision or 'main'}")
         info = self.client.call(
             "read the model info",
             ref.repo_id,
             lambda: self.client.api.model_info(
-                ref.repo_id, revision=ref.revision, timeout=self.client.timeout
+                ref.repo_id,
+                revision=ref.revision,
+                timeout=self.client.timeout,
+                expand=["sha", "safetensors"],
             ),
             ref.revision,
         )
@@ -157,7 +221,7 @@ class HubSource:
                 f"malformed response from {self.client.endpoint}: "
                 f"no commit sha for {ref.repo_id}@{ref.revision or 'main'}"
             )
-        return sha
+        return sha, getattr(info, "safetensors", None)
 
     def list_files(self, repo_id: str, sha: str) -> list[FileEntry]:
         self.step(f"Listing {repo_id}")
@@ -174,7 +238,7 @@ class HubSource:
         return self.client.call("list the repo files", repo_id, listing, sha)
 
     def read_texts(
-        self, repo_id: str, sha: str, files: list[FileEntry]
+        self, repo_id: str, sha: str, files: list[FileEntry], *, defer_index: bool = True
     ) -> tuple[dict[str, TextFile], dict[str, str], list[Problem], Path | None]:
         texts: dict[str, TextFile] = {}
         skipped: dict[str, str] = {}
@@ -185,6 +249,8 @@ class HubSource:
                 if "/" not in entry.path and entry.size > MAX_TEXT_BYTES and not entry.lfs:
                     skipped[entry.path] = f"larger than {MAX_TEXT_BYTES} bytes"
                 continue
+            if defer_index and is_large_index(entry):
+                continue  # fetched later, only if the headers are read in full
             self.step(f"Downloading {repo_id}/{entry.path}")
             local = self.client.download(repo_id, entry.path, sha)
             if local is None:
@@ -241,16 +307,28 @@ class HubSource:
     # ------------------------------------------------------------------ safetensors headers
 
     def headers(
-        self, repo_id: str, sha: str, files: list[FileEntry], index: dict | None
-    ) -> tuple[list[SafetensorsHeader], str | None]:
-        """Headers of the repo's .safetensors files, each read by HTTP Range."""
+        self,
+        repo_id: str,
+        sha: str,
+        files: list[FileEntry],
+        index: dict | None,
+        hub_totals: Any = None,
+    ) -> tuple[list[SafetensorsHeader], SafetensorsTotals | None, str | None]:
+        """Headers of the repo's .safetensors files, each read by HTTP Range.
+
+        Every header's length is read first (8 bytes, or a lower bound of the header from
+        the index). When they add up to more than :data:`HEADER_BUDGET` and the Hub's totals
+        are exact for these files (:func:`bind_totals`), no header is read further and the
+        totals are returned instead; otherwise every header is read in full.
+        """
         shards = [entry for entry in files if entry.path.endswith(".safetensors")]
         note = None
         if len(shards) > MAX_HEADER_FILES:
             note = f"headers read from {MAX_HEADER_FILES} of {len(shards)} .safetensors files"
             shards = shards[:MAX_HEADER_FILES]
+            hub_totals = None  # totals over every file cannot be checked against a part
         if not shards:
-            return [], note
+            return [], None, note
         # A lower bound of each shard's header length from the index's tensor names: every
         # entry is at least `"name":{"dtype":"X","shape":[],"data_offsets":[0,0]},` long.
         floor: dict[str, int] = {}
@@ -258,24 +336,36 @@ class HubSource:
         if isinstance(weight_map, dict):
             for name, shard in weight_map.items():
                 floor[str(shard)] = floor.get(str(shard), 1) + len(str(name)) + MIN_ENTRY_BYTES
+        workers = min(HEADER_WORKERS, len(shards))
+        self.step(f"Reading safetensors header lengths of {repo_id}")
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            probes = list(
+                pool.map(lambda e: self.probe_header(repo_id, sha, e, floor.get(e.path)), shards)
+            )
+        header_bytes = sum(p.length or 0 for p in probes)
+        if header_bytes > HEADER_BUDGET:
+            totals = bind_totals(hub_totals, probes)
+            if totals is not None:
+                return [], totals, note
         done = [0]
 
-        def one(entry: FileEntry) -> SafetensorsHeader:
-            header = self.read_header(repo_id, sha, entry, floor.get(entry.path))
+        def one(probe: HeaderProbe) -> SafetensorsHeader:
+            header = self.finish_header(repo_id, sha, probe)
             done[0] += 1
             self.step(f"Reading safetensors headers of {repo_id} ({done[0]}/{len(shards)})")
             return header
 
-        with ThreadPoolExecutor(max_workers=min(HEADER_WORKERS, len(shards))) as pool:
-            return list(pool.map(one, shards)), note
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(one, probes)), None, note
 
-    def read_header(
+    def probe_header(
         self, repo_id: str, sha: str, entry: FileEntry, floor: int | None
-    ) -> SafetensorsHeader:
-        """One header, never a byte of tensor data: the first Range stops at a lower bound of
-        the header's end (from the index) or at the 8-byte length; a second reads the rest."""
+    ) -> HeaderProbe:
+        """The header's length: from the cache, else from a first Range that stops at a
+        lower bound of the header's end (from the index) or at the 8-byte length."""
         if entry.size < 8:
-            return SafetensorsHeader(entry.path, entry.size, error="file is shorter than 8 bytes")
+            error = "file is shorter than 8 bytes"
+            return HeaderProbe(entry, header=SafetensorsHeader(entry.path, entry.size, error=error))
         cached = header_cache_path(repo_id, sha, entry.path)
         try:
             stored = cached.read_bytes()
@@ -283,44 +373,53 @@ class HubSource:
         except (OSError, ValueError):
             stored, header = b"", None
         if isinstance(header, dict):
-            return parse_header_json(entry.path, entry.size, header, header_length=len(stored))
-        parsed = self.fetch_header(repo_id, sha, entry, floor)
-        if parsed[1] is not None:
-            try:
-                cached.parent.mkdir(parents=True, exist_ok=True)
-                cached.write_bytes(parsed[1])
-            except OSError:
-                pass  # a read-only cache only costs a refetch next time
-        return parsed[0]
-
-    def fetch_header(
-        self, repo_id: str, sha: str, entry: FileEntry, floor: int | None
-    ) -> tuple[SafetensorsHeader, bytes | None]:
-        """The header read by Range, and its raw JSON when it parsed (for the cache)."""
+            parsed = parse_header_json(entry.path, entry.size, header, header_length=len(stored))
+            return HeaderProbe(entry, len(stored), stored, parsed)
+        length_file = header_cache_path(repo_id, sha, entry.path, ".length")
+        try:
+            return HeaderProbe(entry, int(length_file.read_text()))
+        except (OSError, ValueError):
+            pass
         first = self.client.read_range(
             repo_id, entry.path, sha, 0, min(8 + min(floor or 0, MAX_FIRST_READ), entry.size) - 1
         )
         if len(first) < 8:
-            return SafetensorsHeader(entry.path, entry.size, error="header is truncated"), None
+            error = "header is truncated"
+            return HeaderProbe(entry, header=SafetensorsHeader(entry.path, entry.size, error=error))
         (length,) = struct.unpack("<Q", first[:8])
         if length > MAX_HEADER_BYTES or length > entry.size - 8:
             error = f"header length {length} is impossible"
-            return SafetensorsHeader(entry.path, entry.size, error=error), None
-        raw = first[8 : 8 + length]
+            return HeaderProbe(entry, header=SafetensorsHeader(entry.path, entry.size, error=error))
+        try:
+            length_file.parent.mkdir(parents=True, exist_ok=True)
+            length_file.write_text(str(length))
+        except OSError:
+            pass  # a read-only cache only costs a refetch next time
+        return HeaderProbe(entry, length, first[8 : 8 + length])
+
+    def finish_header(self, repo_id: str, sha: str, probe: HeaderProbe) -> SafetensorsHeader:
+        """The whole header: the bytes the probe did not read, by a second Range."""
+        if probe.header is not None:
+            return probe.header
+        entry, length, raw = probe.entry, probe.length or 0, probe.raw
         if len(raw) < length:
-            rest = self.client.read_range(repo_id, entry.path, sha, len(first), length + 7)
-            raw += rest
+            raw += self.client.read_range(repo_id, entry.path, sha, 8 + len(raw), length + 7)
         if len(raw) < length:
-            return SafetensorsHeader(entry.path, entry.size, error="header is truncated"), None
+            return SafetensorsHeader(entry.path, entry.size, error="header is truncated")
         try:
             header = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
             error = f"header is not valid JSON: {exc}"
-            return SafetensorsHeader(entry.path, entry.size, error=error), None
+            return SafetensorsHeader(entry.path, entry.size, error=error)
         if not isinstance(header, dict):
-            error = "header is not a JSON object"
-            return SafetensorsHeader(entry.path, entry.size, error=error), None
-        return parse_header_json(entry.path, entry.size, header, header_length=length), raw
+            return SafetensorsHeader(entry.path, entry.size, error="header is not a JSON object")
+        try:
+            cached = header_cache_path(repo_id, sha, entry.path)
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            cached.write_bytes(raw)
+        except OSError:
+            pass  # a read-only cache only costs a refetch next time
+        return parse_header_json(entry.path, entry.size, header, header_length=length)
 
     # ------------------------------------------------------------------ GGUF headers
 
@@ -375,7 +474,7 @@ class HubSource:
         """Everything about one Hub model repo at one commit (its own base and code excluded)."""
         from cardaudit.sources.evidence import assemble
 
-        sha = self.resolve(ref)
+        sha, hub_totals = self.resolve_info(ref)
         files = self.list_files(ref.repo_id, sha)
         texts, skipped, problems, folder = self.read_texts(ref.repo_id, sha, files)
         versions: tuple[FileVersion, ...] = ()
@@ -383,18 +482,26 @@ class HubSource:
             versions, note = self.card_history(ref.repo_id, sha)
             if note:
                 skipped["README.md (history)"] = note
-        index = None
-        index_text = texts.get("model.safetensors.index.json")
-        if index_text is not None:
-            try:
-                index = json.loads(index_text.text)
-            except ValueError:
-                index = None
-        headers, note = self.headers(
-            ref.repo_id, sha, files, index if isinstance(index, dict) else None
-        )
+        index = _json_object(texts.get("model.safetensors.index.json"))
+        if quantized(texts):
+            hub_totals = None  # the Hub counts packed elements and scales: not parameters
+        headers, totals, note = self.headers(ref.repo_id, sha, files, index, hub_totals)
         if note:
             skipped["*.safetensors (headers)"] = note
+        for entry in (entry for entry in files if is_large_index(entry) and wanted_file(entry)):
+            if totals is None:  # the headers were read in full: the index is checked too
+                more, more_skipped, more_problems, _ = self.read_texts(
+                    ref.repo_id, sha, [entry], defer_index=False
+                )
+                texts |= more
+                skipped |= more_skipped
+                problems += more_problems
+            else:
+                skipped[entry.path] = (
+                    f"{entry.size:,} bytes, over the {INDEX_BUDGET:,}-byte index budget: not "
+                    f"fetched (the {len(totals.files)} shard headers total "
+                    f"{totals.header_bytes:,} bytes; parameter totals came from the Hub)"
+                )
         ggufs, note = self.gguf_headers(ref.repo_id, sha, files)
         if note:
             skipped["*.gguf (headers)"] = note
@@ -416,4 +523,23 @@ class HubSource:
         ]
         target = Target("hub", ref.repo_id, None, sha)
         evidence = assemble(target, snapshot, headers=headers, problems=problems)
-        return replace(evidence, gguf=tuple(ggufs)) if ggufs else evidence
+        return replace(evidence, gguf=tuple(ggufs), safetensors_totals=totals)
+
+
+def _json_object(text: TextFile | None) -> dict | None:
+    try:
+        value = json.loads(text.text) if text is not None else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def quantized(texts: dict[str, TextFile]) -> bool:
+    """Whether the repo declares a quantization (config.json or a quantization config file)."""
+    if any(name in texts for name in QUANT_FILES):
+        return True
+    config = _json_object(texts.get("config.json"))
+    if config is None:
+        return False
+    parts = [config, *(v for v in config.values() if isinstance(v, dict))]
+    return any(isinstance(part.get("quantization_config"), dict) for part in parts)
