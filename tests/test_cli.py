@@ -57,3 +57,11 @@ def test_rules_lists_and_explains() -> None:
     assert one.exit_code == 0 and "Why it matters" in one.output
     unknown = runner.invoke(app, ["rules", "NOPE999"])
     assert unknown.exit_code == 2
+
+
+def test_version() -> None:
+    from cardaudit import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.strip() == f"cardaudit {__version__}"

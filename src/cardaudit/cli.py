@@ -23,6 +23,24 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 FAIL_ON = ("error", "warning", "info", "never")
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from cardaudit import __version__
+
+        typer.echo(f"cardaudit {__version__}")
+        raise typer.Exit(EXIT_CLEAN)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_show_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """Audit a model repo's card, licence, lineage, memory claims and promises."""
+
+
 def fail(message: str) -> typer.Exit:
     """Print a one-line error and return the exit to raise."""
     typer.echo(f"cardaudit: error: {message}", err=True)
