@@ -130,6 +130,15 @@ def read_snapshot(
         limit = MAX_TEXT_BYTES_BY_NAME.get(entry.path.rsplit("/", 1)[-1], MAX_TEXT_BYTES)
         if entry.size > limit:
             skipped[entry.path] = f"larger than {limit} bytes"
+            if "/" not in entry.path:  # a top-level card, licence or config left unread matters
+                problems.append(
+                    Problem(
+                        "SRC003",
+                        f"{entry.path} was not read: {entry.size:,} bytes is over the "
+                        f"{limit:,}-byte limit for text evidence",
+                        Location(entry.path, repo=repo_label),
+                    )
+                )
             continue
         if len(texts) >= MAX_TEXT_FILES:
             skipped[entry.path] = f"over the {MAX_TEXT_FILES}-file limit"
