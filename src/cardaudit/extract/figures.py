@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
+from cardaudit.extract import markdown_blocks
 from cardaudit.model import Evidence, TextFile
 
 APPROX = (
@@ -164,23 +165,19 @@ def _half_unit(number: str, scale: float) -> float:
 
 
 def prose(text: str) -> str:
-    """``text`` with front matter and fenced code blocks blanked (line numbers kept)."""
+    """``text`` with front matter, code blocks and HTML comments blanked (line numbers kept)."""
     lines = text.split("\n")
-    out = []
-    fenced = False
-    front = bool(lines) and lines[0].strip() == "---"
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        if front:
-            out.append(" " * len(line))
-            if index > 0 and stripped in ("---", "..."):
-                front = False
-            continue
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
-            out.append(" " * len(line))
-            continue
-        out.append(" " * len(line) if fenced else line)
+    body = 0
+    if lines and lines[0].strip() == "---":
+        body = next(
+            (i + 1 for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")),
+            len(lines),
+        )
+    shape = markdown_blocks.structure(lines[body:], body + 1)
+    out = [
+        line if index >= body and shape.is_prose(index + 1) else " " * len(line)
+        for index, line in enumerate(lines)
+    ]
     return "\n".join(out)
 
 
