@@ -173,3 +173,17 @@ def test_line_numbers_after_front_matter() -> None:
     assert list(_yaml_blocks(card)) == [(9, "merge_method: slerp\n")]
     blanked = figure_prose(text).split("\n")
     assert [i + 1 for i, line in enumerate(blanked) if line.strip()] == [5, 7, 11, 12, 13]
+
+
+def test_card_title_is_the_first_level_one_heading_outside_code() -> None:
+    text = (
+        "---\nlicense: mit\n---\n"
+        "```bash\n# download the weights\n```\n"
+        "## Overview\n"
+        "Falcon-Mini 7B\n"
+        "==============\n"
+        "# Later title\n"
+    )
+    card = parse_card("README.md", text)
+    assert mb.card_title(card) == "Falcon-Mini 7B"
+    assert mb.card_title(parse_card("README.md", "```\n# comment\n```\nNo heading.\n")) is None

@@ -253,9 +253,9 @@ def own_names(evidence: Evidence) -> tuple[str, ...]:
     names = [evidence.target.id.replace("__", "/"), evidence.repo.id.replace("__", "/")]
     card = evidence.card
     if card is not None:
-        title = re.search(r"^#\s+(.+?)\s*$", card.body, re.MULTILINE)
+        title = markdown_blocks.card_title(card)
         if title:
-            names.append(title.group(1).strip("*_` "))
+            names.append(title.strip("*_` "))
     return tuple(name for name in names if name)
 
 

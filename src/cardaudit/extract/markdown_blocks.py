@@ -66,6 +66,10 @@ class Structure:
     def of_kind(self, kind: str) -> list[Block]:
         return [block for block in self.blocks if block.kind == kind]
 
+    def title(self) -> str | None:
+        """The text of the first level-1 heading."""
+        return next((b.title for b in self.headings.values() if b.level == 1 and b.title), None)
+
 
 @cache
 def _parser() -> Any:
@@ -201,3 +205,8 @@ def _table(
         Block("table", first_line + start, first_line + end - 1, header=header, rows=tuple(rows))
     )
     return index + 1
+
+
+def card_title(card: Any) -> str | None:
+    """The title (first level-1 heading) of a model card's body."""
+    return text_structure(card.body, card.body_start_line).title()
