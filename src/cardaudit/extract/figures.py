@@ -188,7 +188,11 @@ def _shape(text: str) -> markdown_blocks.Structure:
             (i + 1 for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")),
             len(lines),
         )
-    return markdown_blocks.structure(lines[body:], body + 1)
+    # the same lines as the card body's splitlines(), so the parse is shared with the card
+    rest = [line.removesuffix("\r") for line in lines[body:]]
+    if rest and not rest[-1]:
+        rest.pop()
+    return markdown_blocks.structure(rest, body + 1)
 
 
 def _sentence(text: str, start: int, end: int) -> str:
