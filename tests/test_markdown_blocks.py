@@ -130,7 +130,7 @@ def test_table_rows_cells_header_and_alignment_row() -> None:
         "blank",
         "paragraph",
     ]
-    (table,) = mb.text_structure(text).of_kind("table")
+    (table,) = mb.text_structure(text).of_kind(mb.TABLE)
     assert (table.start, table.end) == (1, 4)
     assert table.header == ("Benchmark", "Score | σ")
     assert table.rows == (

@@ -157,7 +157,11 @@ def _cells(file: TextFile, position: int) -> int:
 @lru_cache(maxsize=8)
 def _row_cells(text: str) -> dict[int, int]:
     shape = _shape(text)
-    return {number: len(cells) for table in shape.of_kind("table") for number, cells in table.rows}
+    return {
+        number: len(cells)
+        for table in shape.of_kind(markdown_blocks.TABLE)
+        for number, cells in table.rows
+    }
 
 
 def _half_unit(number: str, scale: float) -> float:

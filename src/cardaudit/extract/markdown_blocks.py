@@ -24,6 +24,7 @@ HEADING = "heading"
 CODE = "code"
 HTML = "html"
 COMMENT = "comment"
+TABLE = "table"
 TABLE_ROW = "table_row"
 TABLE_RULE = "table_rule"
 RULE = "rule"
@@ -35,7 +36,7 @@ NOT_PROSE = frozenset({CODE, COMMENT})
 class Block:
     """One leaf block; ``start`` and ``end`` are inclusive file line numbers."""
 
-    kind: str  # heading, paragraph, code, html, comment, table, rule
+    kind: str  # HEADING, PARAGRAPH, CODE, HTML, COMMENT, TABLE or RULE
     start: int
     end: int
     level: int = 0  # heading level
@@ -202,7 +203,7 @@ def _table(
     kinds[start + 1] = TABLE_RULE
     header = rows[0][1] if rows else ()
     blocks.append(
-        Block("table", first_line + start, first_line + end - 1, header=header, rows=tuple(rows))
+        Block(TABLE, first_line + start, first_line + end - 1, header=header, rows=tuple(rows))
     )
     return index + 1
 

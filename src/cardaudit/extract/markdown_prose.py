@@ -90,7 +90,7 @@ def parse_document(path: str, text: str, *, repo: str = "model", first_line: int
     done = tuple(lines)
     pipe = tuple(
         Table(block.start, block.end, block.rows, done[block.start - first_line].section)
-        for block in shape.of_kind("table")
+        for block in shape.of_kind(blocks.TABLE)
     )
     starts = frozenset(
         block.start for block in shape.blocks if block.kind in (blocks.PARAGRAPH, blocks.HTML)
