@@ -211,3 +211,8 @@ def _table(
 def card_title(card: Any) -> str | None:
     """The title (first level-1 heading) of a model card's body."""
     return text_structure(card.body, card.body_start_line).title()
+
+
+def clear_cache() -> None:
+    """Forget parsed texts (benchmarks time cold parses)."""
+    _structure.cache_clear()
