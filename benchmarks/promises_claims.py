@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cardaudit.extract.claims import claim_facts
+from cardaudit.extract.markdown_blocks import clear_cache
 from cardaudit.extract.promises import promise_facts
 from cardaudit.model import FileVersion
 from cardaudit.sources import AuditRequest, acquire, local_evidence
@@ -24,6 +25,7 @@ REALWORLD = Path(__file__).resolve().parents[2] / "shared" / "realworld" / "repo
 def timed(label: str, fn, repeat: int = 3) -> None:
     best = float("inf")
     for _ in range(repeat):
+        clear_cache()  # every repeat parses its Markdown afresh
         start = time.perf_counter()
         result = fn()
         best = min(best, time.perf_counter() - start)

@@ -189,9 +189,17 @@ def test_figures_ignore_code_throughput_comparisons_and_gpu_capacities() -> None
 
 
 def test_table_rows_give_every_cell_and_round_numbers_are_coarse() -> None:
-    text = "| # Parameters | 2.5B | 8.1B | **1.3B** | 3.3B |\n"
+    text = (
+        "| | Base | Chat | Mini | Large |\n"
+        "|---|---|---|---|---|\n"
+        "| # Parameters | 2.5B | 8.1B | **1.3B** | 3.3B |\n"
+    )
     found = figures_in(TextFile("README.md", text))
     assert sorted(f.value for f in found) == [1.3e9, 2.5e9, 3.3e9, 8.1e9]
+    assert {(f.line, f.cells) for f in found} == {(3, 5)}
+    # the same line without a header and an alignment row is no table: one figure only
+    [single] = figures_in(TextFile("README.md", text.splitlines()[2] + "\n"))
+    assert (single.value, single.cells) == (2.5e9, 0)
     [active] = figures_in(TextFile("README.md", "It has 400M active parameters.\n"))
     assert active.precision == 50e6  # "400M" is rounded to the hundred million
 

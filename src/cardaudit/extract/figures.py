@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
+from cardaudit.extract import markdown_blocks
 from cardaudit.model import Evidence, TextFile
 
 APPROX = (
@@ -148,11 +149,19 @@ class Figure:
         return data
 
 
-def _cells(body: str, position: int) -> int:
-    start = body.rfind("\n", 0, position) + 1
-    end = body.find("\n", position)
-    line = body[start : end if end != -1 else len(body)].strip()
-    return max(line.count("|") - 1, 1) if line.startswith("|") else 0
+def _cells(file: TextFile, position: int) -> int:
+    """Cells of the Markdown table row holding ``position`` of the file (0 outside tables)."""
+    return _row_cells(file.text).get(file.line_at(position), 0)
+
+
+@lru_cache(maxsize=8)
+def _row_cells(text: str) -> dict[int, int]:
+    shape = _shape(text)
+    return {
+        number: len(cells)
+        for table in shape.of_kind(markdown_blocks.TABLE)
+        for number, cells in table.rows
+    }
 
 
 def _half_unit(number: str, scale: float) -> float:
@@ -164,24 +173,30 @@ def _half_unit(number: str, scale: float) -> float:
 
 
 def prose(text: str) -> str:
-    """``text`` with front matter and fenced code blocks blanked (line numbers kept)."""
-    lines = text.split("\n")
-    out = []
-    fenced = False
-    front = bool(lines) and lines[0].strip() == "---"
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        if front:
-            out.append(" " * len(line))
-            if index > 0 and stripped in ("---", "..."):
-                front = False
-            continue
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
-            out.append(" " * len(line))
-            continue
-        out.append(" " * len(line) if fenced else line)
+    """``text`` with front matter, code blocks and HTML comments blanked (line numbers kept)."""
+    shape = _shape(text)
+    out = [
+        line if number >= shape.first_line and shape.is_prose(number) else " " * len(line)
+        for number, line in enumerate(text.split("\n"), start=1)
+    ]
     return "\n".join(out)
+
+
+@lru_cache(maxsize=8)
+def _shape(text: str) -> markdown_blocks.Structure:
+    """The Markdown structure of the file after its front matter (lines of ``text``)."""
+    lines = text.split("\n")
+    body = 0
+    if lines and lines[0].strip() == "---":
+        body = next(
+            (i + 1 for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")),
+            len(lines),
+        )
+    # the same lines as the card body's splitlines(), so the parse is shared with the card
+    rest = [line.removesuffix("\r") for line in lines[body:]]
+    if rest and not rest[-1]:
+        rest.pop()
+    return markdown_blocks.structure(rest, body + 1)
 
 
 def _sentence(text: str, start: int, end: int) -> str:
@@ -214,9 +229,9 @@ def _count_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
                 repo,
                 approx,
                 _half_unit(num, scale),
-                cells=_cells(body, match.start()),
+                cells=_cells(file, match.start()),
             )
-            if _cells(body, match.start()) > 2:
+            if _cells(file, match.start()) > 2:
                 yield from _row_counts(file, body, match, kind, repo)
 
 
@@ -237,7 +252,7 @@ def _row_counts(file: TextFile, body: str, match: re.Match, kind: str, repo: str
             repo,
             False,
             _half_unit(cell.group("num"), scale),
-            cells=_cells(body, match.start()),
+            cells=_cells(file, match.start()),
         )
 
 
@@ -337,7 +352,7 @@ def _memory_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
             _half_unit(num, factor),
             unit=match.group("unit"),
             dtype=_dtype_in(sentence),
-            cells=_cells(body, match.start()),
+            cells=_cells(file, match.start()),
         )
 
 
@@ -451,9 +466,9 @@ def model_names(evidence: Evidence) -> set[str]:
     """Lower-case names the model goes by: repo id (without owner) and the card's title."""
     names = {evidence.target.id.rsplit("/", 1)[-1].lower()}
     if evidence.card is not None:
-        title = re.search(r"^#\s+(.+)$", evidence.card.body, re.MULTILINE)
+        title = markdown_blocks.card_title(evidence.card)
         if title:
-            names.add(title.group(1).strip().lower())
+            names.add(title.lower())
     return {name for name in names if len(name) >= 3 and name not in GENERIC_NAMES}
 
 

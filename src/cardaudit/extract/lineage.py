@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from cardaudit.extract import markdown_blocks
 from cardaudit.model import BaseModelRef, Card, Evidence, Location, TextFile
 from cardaudit.rules import load_table
 
@@ -33,7 +34,6 @@ MERGEKIT = "mergekit_config"
 QUANT_FILES = ("quantize_config.json", "quant_config.json", "quantization_config.json")
 MERGEKIT_FILES = ("mergekit_config.yml", "mergekit_config.yaml")
 ADAPTER_FILE = "adapter_config.json"
-FENCE = re.compile(r"^\s*(```|~~~)")
 SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]])\.\s|[;:!?]\s|\n")
 NAME_TOKEN = re.compile(r"[A-Za-z0-9][\w.+-]*")
 ANY_DIGIT = re.compile(r"\d")
@@ -159,14 +159,13 @@ def _name_after(text: str) -> str | None:
 
 
 def _prose_lines(card: Card) -> Iterator[tuple[int, str]]:
-    """(line number, text) of the card body outside code fences."""
-    in_fence = False
-    for offset, line in enumerate(card.body.splitlines()):
-        if FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if not in_fence:
-            yield card.body_start_line + offset, line
+    """(line number, text) of the card body outside code blocks and HTML comments."""
+    lines = card.body.splitlines()
+    shape = markdown_blocks.structure(lines, card.body_start_line)
+    for offset, line in enumerate(lines):
+        number = card.body_start_line + offset
+        if shape.is_prose(number):
+            yield number, line
 
 
 # --------------------------------------------------------------------------- claims
@@ -254,9 +253,9 @@ def own_names(evidence: Evidence) -> tuple[str, ...]:
     names = [evidence.target.id.replace("__", "/"), evidence.repo.id.replace("__", "/")]
     card = evidence.card
     if card is not None:
-        title = re.search(r"^#\s+(.+?)\s*$", card.body, re.MULTILINE)
+        title = markdown_blocks.card_title(card)
         if title:
-            names.append(title.group(1).strip("*_` "))
+            names.append(title.strip("*_` "))
     return tuple(name for name in names if name)
 
 
@@ -355,17 +354,10 @@ def _line_of(text: TextFile, needle: str, start_line: int) -> int:
 
 def _yaml_blocks(card: Card) -> Iterator[tuple[int, str]]:
     """(first line, text) of each fenced block in the card that looks like YAML."""
-    lines = card.body.splitlines()
-    index = 0
-    while index < len(lines):
-        if FENCE.match(lines[index]) and "merge_method" in "\n".join(lines[index : index + 80]):
-            end = index + 1
-            while end < len(lines) and not FENCE.match(lines[end]):
-                end += 1
-            yield card.body_start_line + index + 1, "\n".join(lines[index + 1 : end])
-            index = end + 1
-        else:
-            index += 1
+    shape = markdown_blocks.text_structure(card.body, card.body_start_line)
+    for block in shape.of_kind(markdown_blocks.CODE):
+        if block.fenced and "merge_method" in block.content:
+            yield block.start + 1, block.content
 
 
 def relation_evidence(evidence: Evidence) -> dict[str, Location]:

@@ -1,7 +1,8 @@
 """Markdown read line by line for prose analysis: code blocks, comments and sections known.
 
 Promises and claims are searched in prose only: fenced or indented code blocks, HTML comments
-and front matter are never prose. Every line keeps its 1-based number in the original file.
+and front matter are never prose. The block structure comes from :mod:`markdown_blocks`.
+Every line keeps its 1-based number in the original file.
 """
 
 from __future__ import annotations
@@ -9,18 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-FENCE = re.compile(r"^\s{0,3}(```|~~~)")
-HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-HTML_HEADING = re.compile(r"<h([1-6])[^>]*>(.*?)</h\1>", re.IGNORECASE)
-TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
-TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+from cardaudit.extract import markdown_blocks as blocks
+
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[*_`\"'])")
 TAG = re.compile(r"<[^>]+>")
 
 
 @dataclass(frozen=True)
 class Line:
-    """One line of a Markdown document."""
+    """One line of a Markdown document; ``kind`` is its block kind (see markdown_blocks)."""
 
     number: int
     text: str
@@ -28,6 +26,7 @@ class Line:
     heading: str | None
     section: tuple[str, ...]
     section_start: int
+    kind: str = blocks.PARAGRAPH
 
 
 @dataclass(frozen=True)
@@ -45,6 +44,8 @@ class Document:
     path: str
     repo: str
     lines: tuple[Line, ...]
+    pipe_tables: tuple[Table, ...] = ()
+    block_starts: frozenset[int] = frozenset()  # first lines of paragraphs and HTML blocks
 
     def line(self, number: int) -> Line | None:
         index = number - self.lines[0].number if self.lines else -1
@@ -53,61 +54,48 @@ class Document:
     def prose(self) -> list[Line]:
         return [line for line in self.lines if line.prose]
 
+    def table_at(self, number: int) -> Table | None:
+        """The pipe table holding line ``number``."""
+        return next((t for t in self.pipe_tables if t.start <= number <= t.end), None)
+
 
 def parse_document(path: str, text: str, *, repo: str = "model", first_line: int = 1) -> Document:
     """Split ``text`` (starting at ``first_line`` of the file) into classified lines."""
+    raw_lines = text.splitlines()
+    shape = blocks.structure(raw_lines, first_line)
     lines: list[Line] = []
-    in_fence: str | None = None
-    in_comment = False
     stack: list[tuple[int, str]] = []
     section_start = first_line
-    previous_blank = True
-    for offset, raw in enumerate(text.splitlines()):
+    for offset, raw in enumerate(raw_lines):
         number = first_line + offset
-        fence = FENCE.match(raw)
-        heading_text: str | None = None
-        prose = True
-        if in_fence is not None:
-            prose = False
-            if fence and fence.group(1) == in_fence:
-                in_fence = None
-        elif fence:
-            in_fence = fence.group(1)
-            prose = False
-        elif in_comment:
-            prose = False
-            if "-->" in raw:
-                in_comment = False
-        elif raw.lstrip().startswith("<!--"):
-            prose = False
-            in_comment = "-->" not in raw
-        elif raw.startswith("    ") and previous_blank and raw.strip() and not _listish(raw):
-            prose = False  # indented code block
-        else:
-            heading = HEADING.match(raw) or HTML_HEADING.search(raw)
-            if heading:
-                level = len(heading.group(1)) if heading.re is HEADING else int(heading.group(1))
-                heading_text = TAG.sub("", heading.group(2)).strip()
-                while stack and stack[-1][0] >= level:
-                    stack.pop()
-                stack.append((level, heading_text))
-                section_start = number
-        previous_blank = not raw.strip() or (previous_blank and not prose)
+        kind = shape.kinds[offset]
+        heading = shape.headings.get(number)
+        heading_text = heading.title if heading is not None else None
+        if heading is not None:
+            while stack and stack[-1][0] >= heading.level:
+                stack.pop()
+            stack.append((heading.level, heading.title or ""))
+            section_start = number
         lines.append(
             Line(
                 number,
                 raw,
-                prose,
+                kind not in blocks.NOT_PROSE,
                 heading_text,
                 tuple(name for _level, name in stack),
                 section_start,
+                kind,
             )
         )
-    return Document(path, repo, tuple(lines))
-
-
-def _listish(raw: str) -> bool:
-    return bool(re.match(r"^\s+([-*+]|\d+[.)]|\[[ xX]\])\s", raw))
+    done = tuple(lines)
+    pipe = tuple(
+        Table(block.start, block.end, block.rows, done[block.start - first_line].section)
+        for block in shape.of_kind(blocks.TABLE)
+    )
+    starts = frozenset(
+        block.start for block in shape.blocks if block.kind in (blocks.PARAGRAPH, blocks.HTML)
+    )
+    return Document(path, repo, done, pipe, starts)
 
 
 def sentences(text: str) -> list[tuple[int, str]]:
@@ -121,45 +109,23 @@ def sentences(text: str) -> list[tuple[int, str]]:
     return [(offset, part) for offset, part in parts if part.strip()]
 
 
-def split_cells(row: str) -> tuple[str, ...]:
-    inner = row.strip()
-    inner = inner.removeprefix("|").removesuffix("|")
-    return tuple(cell.strip() for cell in inner.split("|"))
-
-
 def tables(document: Document) -> list[Table]:
-    """Pipe tables and HTML tables of the document's prose."""
-    found: list[Table] = []
+    """Pipe tables and HTML tables of the document's prose, in document order."""
+    found: list[Table] = list(document.pipe_tables)
     lines = document.lines
     index = 0
     while index < len(lines):
         line = lines[index]
-        if line.prose and TABLE_ROW.match(line.text):
-            block = []
-            while index < len(lines) and lines[index].prose and TABLE_ROW.match(lines[index].text):
-                block.append(lines[index])
-                index += 1
-            rows = tuple(
-                (row.number, split_cells(row.text))
-                for row in block
-                if not TABLE_RULE.match(row.text)
-            )
-            if len(block) >= 2:
-                found.append(Table(block[0].number, block[-1].number, rows, block[0].section))
-            continue
-        if line.prose and "<table" in line.text.lower():
+        if line.prose and line.kind != blocks.TABLE_ROW and "<table" in line.text.lower():
             start = index
             while index < len(lines) and "</table>" not in lines[index].text.lower():
                 index += 1
-            block = lines[start : index + 1]
-            found.append(_html_table(block))
-            index += 1
-            continue
+            found.append(_html_table(lines[start : index + 1]))
         index += 1
-    return found
+    return sorted(found, key=lambda table: table.start)
 
 
-def _html_table(block: list[Line]) -> Table:
+def _html_table(block: tuple[Line, ...]) -> Table:
     rows: list[tuple[int, tuple[str, ...]]] = []
     text = "\n".join(line.text for line in block)
     first = block[0].number
@@ -190,6 +156,7 @@ def readme_path(snapshot) -> str | None:
     return None
 
 
+PARAGRAPH_KINDS = frozenset({blocks.PARAGRAPH, blocks.HTML})
 LIST_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\[[ xX✓✔]\]\s)")
 
 
@@ -231,18 +198,20 @@ def paragraphs(document: Document) -> list[Paragraph]:
             found.append(Paragraph(tuple(current), " ".join(parts), tuple(starts)))
             current.clear()
 
+    previous = None
     for line in document.lines:
-        usable = (
-            line.prose
-            and line.heading is None
-            and line.text.strip()
-            and not TABLE_ROW.match(line.text)
-        )
-        if not usable:
+        if line.kind not in PARAGRAPH_KINDS or line.heading is not None or not line.text.strip():
             flush()
+            previous = None
             continue
-        if LIST_START.match(line.text):
+        # a new Markdown block or a list item starts a new paragraph
+        if (
+            previous != line.kind
+            or LIST_START.match(line.text)
+            or line.number in document.block_starts
+        ):
             flush()
+        previous = line.kind
         current.append(line)
     flush()
     return found

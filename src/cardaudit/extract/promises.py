@@ -15,8 +15,8 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
+from cardaudit.extract.markdown_blocks import HEADING, TABLE_ROW
 from cardaudit.extract.markdown_prose import (
-    TABLE_ROW,
     Document,
     Line,
     card_document,
@@ -24,7 +24,6 @@ from cardaudit.extract.markdown_prose import (
     parse_document,
     readme_path,
     sentences,
-    split_cells,
 )
 from cardaudit.model import Evidence, FileVersion, Promise, RepoSnapshot
 from cardaudit.rules import load_table
@@ -190,16 +189,10 @@ def _bullet(text: str) -> str | None:
 
 def _table_context(document: Document, line: Line, text: str, offset: int) -> str:
     """For a table row, the header of the column holding ``offset`` (what is 'coming soon')."""
-    header = None
-    for other in document.lines:
-        if other.number >= line.number:
-            break
-        if TABLE_ROW.match(other.text) and other.number >= line.section_start:
-            header = header or split_cells(other.text)
-        elif header and not TABLE_ROW.match(other.text):
-            header = None
-    if not header:
+    table = document.table_at(line.number)
+    if table is None or not table.rows or table.rows[0][0] == line.number:
         return ""
+    header = table.rows[0][1]
     column = text[:offset].count("|") - (1 if text.lstrip().startswith("|") else 0)
     return clean(header[column]) if 0 <= column < len(header) else ""
 
@@ -253,7 +246,7 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             add(promised, number, cleaned, marker.id, bare=True, items=items)
 
     for line in document.prose():
-        if line.heading is None and TABLE_ROW.match(line.text):
+        if line.kind == TABLE_ROW:
 
             def row_at(offset: int, with_context: bool = False, line: Line = line):
                 if not with_context:
@@ -425,7 +418,7 @@ def _section_delivery(mention: Mention, context: Context, wanted: set[str]) -> s
             body = [
                 other
                 for other in document.lines
-                if other.section_start == line.number and other.number != line.number
+                if other.section_start == line.number and other.kind != HEADING
             ]
             if any(
                 other.number == mention.line and document.path == mention.path for other in body
