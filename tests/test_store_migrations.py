@@ -62,6 +62,6 @@ def test_every_revision_is_shipped_in_the_package() -> None:
 
     scripts = ScriptDirectory.from_config(alembic_config())
     revisions = list(scripts.walk_revisions())
-    assert [r.revision for r in revisions][-1] == "0001"
+    assert [r.revision for r in revisions][::-1] == ["0001", "0002"]
     package = Path(cardaudit.store.__file__).parent
     assert all(Path(r.path).is_relative_to(package) for r in revisions)
