@@ -95,9 +95,10 @@ def _seed_0001_store(url: str) -> None:
         for item in ("training instructions", "setup guides")
     ]
     with engine.begin() as connection:
-        connection.execute(
-            audits.insert().values(
-                id=1,
+        audit_id = connection.execute(  # ids from the database: PostgreSQL's sequence too
+            audits.insert()
+            .returning(audits.c.id)
+            .values(
                 target_key="hub:o/n",
                 target_kind="hub",
                 target_id="o/n",
@@ -111,13 +112,11 @@ def _seed_0001_store(url: str) -> None:
                 facts={"promises": [{**row, "repo": "code", "status": "missing"} for row in rows]},
                 checks=[],
             )
-        )
-        for number, row in enumerate(rows, start=1):
+        ).scalar_one()
+        for row in rows:
             del row["item"]
             connection.execute(
-                promises.insert().values(
-                    id=number, audit_id=1, repo="code", status="missing", **row
-                )
+                promises.insert().values(audit_id=audit_id, repo="code", status="missing", **row)
             )
     assert current_revision(engine) == "0001"
     engine.dispose()
