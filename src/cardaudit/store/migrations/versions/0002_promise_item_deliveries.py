@@ -49,7 +49,7 @@ def _backfill_items() -> None:
     """Promise rows were written in the order of their audit's ``facts.promises``: pair them
     in that order, checking artifact, text and location agree before copying the item."""
     bind = op.get_bind()
-    audits = sa.table("audits", sa.column("id", sa.Integer), sa.column("facts", sa.Text))
+    audits = sa.table("audits", sa.column("id", sa.Integer), sa.column("facts", JSON_TYPE))
     promises = sa.table(
         "promises",
         sa.column("id", sa.Integer),
@@ -60,13 +60,10 @@ def _backfill_items() -> None:
         sa.column("line", sa.Integer),
         sa.column("item", sa.Text),
     )
-    facts_type = sa.table("audits", sa.column("id", sa.Integer), sa.column("facts", JSON_TYPE))
     audit_ids = [row.id for row in bind.execute(sa.select(audits.c.id).order_by(audits.c.id))]
     for audit_id in audit_ids:
         facts = _facts(
-            bind.execute(
-                sa.select(facts_type.c.facts).where(facts_type.c.id == audit_id)
-            ).scalar_one()
+            bind.execute(sa.select(audits.c.facts).where(audits.c.id == audit_id)).scalar_one()
         )
         published = [p for p in facts.get("promises") or [] if isinstance(p, dict)]
         rows = bind.execute(
