@@ -288,3 +288,63 @@ def test_docs_delivered_as_a_readme_section(tmp_path: Path) -> None:
     assert promise.reason == "section 'Setup' at code:README.md:3"
     (finding,) = _findings(report, "PRM003")
     assert (finding.location.repo, finding.location.line) == ("code", 11)
+
+
+# --------------------------------------------------------------------------- model repo files
+
+WREN_CARD = """---
+license: apache-2.0
+---
+
+# Wren-1B
+
+Training code and setup docs are coming soon.
+"""
+
+
+def _wren(tmp_path: Path, files: dict[str, str]) -> Path:
+    model = tmp_path / "wren"
+    model.mkdir()
+    (model / "README.md").write_text(WREN_CARD)
+    for name, text in files.items():
+        (model / name).parent.mkdir(parents=True, exist_ok=True)
+        (model / name).write_text(text)
+    return model
+
+
+def _statuses(report: Report) -> dict[str, tuple[str, str | None]]:
+    return {p.artifact: (p.status, p.reason) for p in report.facts.promises}
+
+
+def test_files_in_the_model_repo_deliver(tmp_path: Path) -> None:
+    """train.py, sft/ or docs/ shipped in the audited model repo deliver as the code repo's
+    would, and the reason names the repo; with a code repo lacking them, too."""
+    model = _wren(
+        tmp_path,
+        {"sft/train_sft.py": "print('sft')\n", "docs/setup.md": "# Setup\n\nInstall it.\n"},
+    )
+    report = audit(AuditRequest(target=str(model)), Policy())
+    assert _statuses(report) == {
+        "training_code": ("delivered", "the model repo has sft/train_sft.py"),
+        "docs": ("delivered", "the model repo has docs/setup.md"),
+    }
+    assert _findings(report, "PRM001") == []
+    (still,) = _findings(report, "PRM003")
+    assert (still.location.path, still.location.line) == ("README.md", 7)
+
+    code = tmp_path / "wren-code"
+    (code / "wren").mkdir(parents=True)
+    (code / "README.md").write_text("# wren\n\nModelling code.\n")
+    (code / "wren" / "modeling.py").write_text("class Wren:\n    pass\n")
+    with_code = audit(AuditRequest(target=str(model), code=str(code)), Policy())
+    assert _statuses(with_code)["training_code"] == (
+        "delivered",
+        "the model repo has sft/train_sft.py",
+    )
+
+
+def test_trainer_outputs_in_the_model_repo_deliver_nothing(tmp_path: Path) -> None:
+    model = _wren(tmp_path, {"training_args.bin": "x", "trainer_state.json": "{}"})
+    report = audit(AuditRequest(target=str(model)), Policy())
+    status, reason = _statuses(report)["training_code"]
+    assert status == "unknown" and "--code" in (reason or "")

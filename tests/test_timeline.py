@@ -193,6 +193,8 @@ def test_history_timeline(recorded) -> None:
         (first, "promise_appeared", "README.md:11", None, None),
         (second, "promise_delivered", "README.md:10", None, None),
         (second, "finding_added", "README.md:10", "info", "PRM003"),
+        # the evaluation promise aged past 30 days between the audits: PRM001 info → warning
+        (second, "finding_escalated", "README.md:11", "warning", "PRM001"),
         (second, "finding_resolved", "README.md:2", None, "ATT001"),
         (second, "finding_resolved", "README.md:10", None, "PRM001"),
         (third, "licence_changed", "README.md:2", "error", "LIC050"),
@@ -208,10 +210,13 @@ def test_history_timeline(recorded) -> None:
     assert history.events[3].detail["previous_status"] == "missing"
     assert "the code repo has train.py" in history.events[3].message
     assert "still announced as coming, but delivered: Training code" in history.events[4].message
-    dropped = history.events[8]
+    escalated = history.events[5]
+    assert escalated.detail["previous_severity"] == "info"
+    assert escalated.message.startswith("PRM001 info → warning: promised but not delivered: ")
+    dropped = history.events[9]
     assert "never delivered" in dropped.message
     assert dropped.detail["artifact"] == "evaluation_code"
-    assert "Evaluation scripts" in history.events[9].message  # its PRM001 went with it
+    assert "Evaluation scripts" in history.events[10].message  # its PRM001 went with it
     assert history.events[0].message.startswith("first audit: licence apache-2.0; 1 error(s)")
 
 
@@ -352,15 +357,22 @@ def test_track_run_history_of_the_clover_promises(
     assert {e["at"] for e in appeared} == {"2026-03-02T00:00:00+00:00"}
 
     delivered = [e for e in data["events"] if e["kind"] == "promise_delivered"]
-    assert sorted(e["where"] for e in delivered) == ["README.md:48", "code:README.md:17"]
+    assert sorted(e["where"] for e in delivered) == [
+        "README.md:48",
+        "code:README.md:17",
+        "code:README.md:20",
+    ]
     for event in delivered:
         assert event["audit_id"] == second
         assert event["detail"]["artifact"] == "training_code"
         assert event["detail"]["previous_status"] == "missing"
         assert event["detail"]["first_seen"] == "2026-03-02"
         assert "a checked roadmap box at code:README.md:20" in event["detail"]["reason"]
-    # the checked box is a delivery now, no longer a promise
-    assert (second, "promise_dropped", "code:README.md:20", None) in events
+    # the checked box is no longer a promise: delivered and removed from the text, not dropped
+    (box,) = [e for e in delivered if e["where"] == "code:README.md:20"]
+    assert box["detail"]["still_stated"] is False
+    assert box["message"].startswith("promise delivered and removed from the text")
+    assert not any(e["kind"] == "promise_dropped" for e in data["events"])
     # still announced on both lines: PRM003; the other items of the code README stay missing
     assert {
         (second, "finding_added", where, "PRM003")

@@ -1,18 +1,25 @@
 """History and diff of stored audits: pure functions over :class:`AuditRecord` values.
 
 A diff compares two audits of one model: the licence (a change is a LIC050 error finding),
-promises that appeared, were delivered, were dropped or changed status, and findings added
-or resolved. A history is the first audit followed by the diff of each consecutive pair.
+promises that appeared, were delivered, were dropped or changed status, and findings added,
+resolved, escalated or de-escalated. A history is the first audit followed by the diff of
+each consecutive pair.
+
+A promise is the same across audits when its repo, artifact kind, item and wording agree (its
+file and line may change). A promise that disappears from the text is judged on the newer
+audit's stored delivery evidence (checked roadmap boxes, delivery statements, delivering
+files in the code or model repo): delivered and removed, or dropped.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
-from cardaudit.model import Severity
+from cardaudit.model import SEVERITIES, Severity
 from cardaudit.store.records import AuditRecord, FindingRecord, PromiseRecord, display_key
 
 LICENCE_RULE = "LIC050"
@@ -27,8 +34,20 @@ class LicenceChange:
 
 @dataclass(frozen=True)
 class PromiseChange:
+    """A promise seen in both audits — or, when ``removed``, one the newer audit no longer
+    states but shows delivered (``after`` is then the old record marked delivered)."""
+
     before: PromiseRecord
     after: PromiseRecord
+    removed: bool = False
+
+
+@dataclass(frozen=True)
+class FindingChange:
+    """The same finding in both audits with another severity."""
+
+    before: FindingRecord
+    after: FindingRecord
 
 
 @dataclass(frozen=True)
@@ -45,6 +64,8 @@ class AuditDiff:
     findings_added: tuple[FindingRecord, ...] = ()
     findings_resolved: tuple[FindingRecord, ...] = ()
     findings_unchanged: int = 0
+    findings_escalated: tuple[FindingChange, ...] = ()
+    findings_deescalated: tuple[FindingChange, ...] = ()
 
     @property
     def findings(self) -> tuple[FindingRecord, ...]:
@@ -61,6 +82,8 @@ class AuditDiff:
             or self.promises_changed
             or self.findings_added
             or self.findings_resolved
+            or self.findings_escalated
+            or self.findings_deescalated
         )
 
 
@@ -130,36 +153,113 @@ def _licence_changed(old: AuditRecord, new: AuditRecord) -> bool:
     )
 
 
+def _pair(
+    old: Iterable[PromiseRecord],
+    new: Iterable[PromiseRecord],
+    key: Callable[[PromiseRecord], Hashable],
+) -> tuple[list[tuple[PromiseRecord, PromiseRecord]], list[PromiseRecord], list[PromiseRecord]]:
+    """(pairs, unpaired old, unpaired new): records with equal keys paired in order, so a
+    promise stated twice is two promises, not one."""
+    waiting: dict[Hashable, list[PromiseRecord]] = {}
+    for record in old:
+        waiting.setdefault(key(record), []).append(record)
+    pairs, fresh = [], []
+    for record in new:
+        queue = waiting.get(key(record))
+        if queue:
+            pairs.append((queue.pop(0), record))
+        else:
+            fresh.append(record)
+    gone = [record for queue in waiting.values() for record in queue]
+    return pairs, gone, fresh
+
+
+def match_promises(
+    old: Iterable[PromiseRecord], new: Iterable[PromiseRecord]
+) -> tuple[list[tuple[PromiseRecord, PromiseRecord]], list[PromiseRecord], list[PromiseRecord]]:
+    """Pair the promises of two audits by identity; then pair what is left by the identity
+    without the item where one side has none (stored before items were)."""
+    old_list, new_list = list(old), list(new)
+    pairs, gone, fresh = _pair(old_list, new_list, lambda p: p.identity)
+    legacy_gone = [p for p in gone if p.item is None]
+    legacy_fresh = [p for p in fresh if p.item is None]
+    if legacy_gone or legacy_fresh:
+        late, _, _ = _pair(
+            legacy_gone + [p for p in gone if p.item is not None and legacy_fresh],
+            [p for p in fresh if p.item is not None and legacy_gone] + legacy_fresh,
+            lambda p: p.loose_identity,
+        )
+        late = [(a, b) for a, b in late if a.item is None or b.item is None]
+        paired_old = {id(a) for a, _ in late}
+        paired_new = {id(b) for _, b in late}
+        pairs += late
+        gone = [p for p in gone if id(p) not in paired_old]
+        fresh = [p for p in fresh if id(p) not in paired_new]
+    order_old = {id(p): i for i, p in enumerate(old_list)}
+    order_new = {id(p): i for i, p in enumerate(new_list)}
+    pairs.sort(key=lambda pair: order_new[id(pair[1])])
+    gone.sort(key=lambda p: order_old[id(p)])
+    fresh.sort(key=lambda p: order_new[id(p)])
+    return pairs, gone, fresh
+
+
+def _removed_after_delivery(promise: PromiseRecord, new: AuditRecord) -> PromiseChange | None:
+    """A promise the newer audit no longer states, shown delivered by its evidence."""
+    if promise.status == "delivered" or new.deliveries is None:
+        return None
+    from cardaudit.extract.promises import delivered_by
+
+    reason = delivered_by(promise.artifact, promise.item, promise.text, new.deliveries)
+    if reason is None:
+        return None
+    return PromiseChange(promise, replace(promise, status="delivered", reason=reason), True)
+
+
+def _rank(severity: str) -> int:
+    """info < warning < error (SEVERITIES lists the worst first)."""
+    order = list(reversed(SEVERITIES))
+    return order.index(severity) if severity in order else -1
+
+
 def diff_audits(old: AuditRecord, new: AuditRecord) -> AuditDiff:
     """What changed from ``old`` to ``new`` (two audits of one model)."""
     licence = None
     if _licence_changed(old, new):
         licence = LicenceChange(old.licence, new.licence, _licence_finding(old, new))
 
-    before = {p.identity: p for p in old.promises}
-    after = {p.identity: p for p in new.promises}
-    delivered, changed = [], []
-    for identity, now in after.items():
-        was = before.get(identity)
-        if was is None or was.status == now.status:
+    pairs, gone, fresh = match_promises(old.promises, new.promises)
+    delivered, changed, dropped = [], [], []
+    for was, now in pairs:
+        if was.status == now.status:
             continue
         change = PromiseChange(was, now)
         (delivered if now.status == "delivered" else changed).append(change)
+    for was in gone:
+        removed = _removed_after_delivery(was, new)
+        if removed is not None:
+            delivered.append(removed)
+        else:
+            dropped.append(was)
 
     # A finding of the diff's own rule is the change itself, not a finding that "appeared".
     old_findings = {f.identity: f for f in old.active_findings() if f.rule_id != LICENCE_RULE}
     new_findings = {f.identity: f for f in new.active_findings() if f.rule_id != LICENCE_RULE}
+    both = [(old_findings[i], f) for i, f in new_findings.items() if i in old_findings]
+    escalated = [FindingChange(a, b) for a, b in both if _rank(b.severity) > _rank(a.severity)]
+    eased = [FindingChange(a, b) for a, b in both if _rank(b.severity) < _rank(a.severity)]
     return AuditDiff(
         old=old,
         new=new,
         licence_change=licence,
-        promises_appeared=tuple(p for i, p in after.items() if i not in before),
+        promises_appeared=tuple(fresh),
         promises_delivered=tuple(delivered),
-        promises_dropped=tuple(p for i, p in before.items() if i not in after),
+        promises_dropped=tuple(dropped),
         promises_changed=tuple(changed),
         findings_added=tuple(f for i, f in new_findings.items() if i not in old_findings),
         findings_resolved=tuple(f for i, f in old_findings.items() if i not in new_findings),
-        findings_unchanged=len(set(old_findings) & set(new_findings)),
+        findings_unchanged=len(both) - len(escalated) - len(eased),
+        findings_escalated=tuple(escalated),
+        findings_deescalated=tuple(eased),
     )
 
 
@@ -182,6 +282,7 @@ def _event(audit: AuditRecord, kind: str, message: str, **extra: Any) -> Event:
 def _promise_detail(promise: PromiseRecord) -> dict[str, Any]:
     return {
         "artifact": promise.artifact,
+        "item": promise.item,
         "text": promise.text,
         "status": promise.status,
         "first_seen": promise.first_seen,
@@ -223,14 +324,19 @@ def diff_events(diff: AuditDiff) -> list[Event]:
             )
         )
     for change in diff.promises_delivered:
+        how = "delivered and removed from the text" if change.removed else "delivered"
         events.append(
             _event(
                 new,
                 "promise_delivered",
-                f"promise delivered ({change.after.artifact}): {change.after.text}"
+                f"promise {how} ({change.after.artifact}): {change.after.text}"
                 + (f" — {change.after.reason}" if change.after.reason else ""),
                 where=change.after.where(),
-                detail={**_promise_detail(change.after), "previous_status": change.before.status},
+                detail={
+                    **_promise_detail(change.after),
+                    "previous_status": change.before.status,
+                    "still_stated": not change.removed,
+                },
             )
         )
     for change in diff.promises_changed:
@@ -267,6 +373,23 @@ def diff_events(diff: AuditDiff) -> list[Event]:
                 detail=_finding_detail(finding),
             )
         )
+    for kind, changes in (
+        ("finding_escalated", diff.findings_escalated),
+        ("finding_deescalated", diff.findings_deescalated),
+    ):
+        for change in changes:
+            after = change.after
+            events.append(
+                _event(
+                    new,
+                    kind,
+                    f"{after.rule_id} {change.before.severity} → {after.severity}: {after.message}",
+                    severity=after.severity,  # type: ignore[arg-type]
+                    rule_id=after.rule_id,
+                    where=after.where(),
+                    detail={**_finding_detail(after), "previous_severity": change.before.severity},
+                )
+            )
     for finding in diff.findings_resolved:
         events.append(
             _event(

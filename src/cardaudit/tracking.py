@@ -41,14 +41,19 @@ class RunResult:
 def record_evidence(
     store: Store, evidence: Evidence, policy: Policy, audited_at: datetime | None = None
 ) -> Recorded:
-    """Audit acquired ``evidence`` against its previous stored audit and store the result."""
+    """Audit acquired ``evidence`` against its previous stored audit and store the result,
+    with what it saw delivered, stamped by the audit clock (``CARDAUDIT_NOW`` when set: the
+    same "now" that dates the promises' ages)."""
+    from cardaudit.clock import audit_now
+    from cardaudit.extract.promises import delivery_evidence
     from cardaudit.pipeline import audit_evidence
 
+    moment = audited_at or audit_now()
     previous = store.latest(target_key(evidence.target))
     if previous is not None:
         evidence = replace(evidence, previous=previous.as_prior())
     report = audit_evidence(evidence, policy)
-    audit_id = store.record(report, audited_at)
+    audit_id = store.record(report, moment, delivery_evidence(evidence))
     return Recorded(report, audit_id, previous.id if previous else None, policy)
 
 

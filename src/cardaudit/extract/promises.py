@@ -63,6 +63,7 @@ class PromiseTable:
     delivered_words: re.Pattern[str]
     artifacts: Mapping[str, ArtifactSpec]
     stopwords: frozenset[str]
+    model_repo_ignore: tuple[str, ...] = ()
 
     def label(self, artifact: str) -> str:
         spec = self.artifacts.get(artifact)
@@ -104,6 +105,7 @@ def promise_table() -> PromiseTable:
         delivered_words=re.compile(raw["delivered_words"], flags),
         artifacts=artifacts,
         stopwords=frozenset(str(word).lower() for word in raw.get("stopwords") or ()),
+        model_repo_ignore=tuple(str(glob) for glob in raw.get("model_repo_ignore") or ()),
     )
 
 
@@ -306,12 +308,14 @@ def mentions_names(wanted: set[str], text: str) -> bool:
 
 @dataclass(frozen=True)
 class Context:
-    """What can prove a delivery: every document's deliveries and links, and the code repo."""
+    """What can prove a delivery: every document's deliveries and links, the code repo, and
+    the model repo's own files."""
 
     deliveries: tuple[Mention, ...]
     links: tuple[tuple[str, str, int, str, str], ...]  # (url, anchor text, path, line, repo)
     code: RepoSnapshot | None
     documents: tuple[Document, ...]
+    model: RepoSnapshot | None = None
 
 
 HTML_LINK = re.compile(r"<a\s[^>]*href=[\"']([^\"']+)[\"'][^>]*>(.*?)</a>", re.IGNORECASE)
@@ -346,6 +350,43 @@ def _glob_files(code: RepoSnapshot, globs: Iterable[str]) -> list[str]:
     ]
 
 
+def _repo_files(snapshot: RepoSnapshot, globs: Iterable[str], ignore: Iterable[str]) -> list[str]:
+    ignored = [glob.lower() for glob in ignore]
+    return [
+        path
+        for path in _glob_files(snapshot, globs)
+        if not any(fnmatch.fnmatchcase(path.lower(), glob) for glob in ignored)
+    ]
+
+
+def delivering_files(
+    spec: ArtifactSpec,
+    wanted: set[str],
+    code: RepoSnapshot | None,
+    model: RepoSnapshot | None,
+    table: PromiseTable,
+) -> tuple[str, list[str]] | None:
+    """("code" or "model", files) of the first repo holding files that deliver ``spec``:
+    the code repo first, then the model repo (without its weights and trainer outputs)."""
+    candidates: list[tuple[str, list[str]]] = []
+    if code is not None:
+        candidates.append(("code", _glob_files(code, spec.files)))
+    if model is not None:
+        candidates.append(("model", _repo_files(model, spec.files, table.model_repo_ignore)))
+    for repo, files in candidates:
+        if spec.keyword_match:
+            files = [f for f in files if any(word in f.lower() for word in wanted)]
+            files = [f for f in files if f.rsplit("/", 1)[-1].lower() != "readme.md"]
+        if files:
+            return repo, files
+    return None
+
+
+def _files_reason(repo: str, files: list[str]) -> str:
+    shown = ", ".join(files[:3]) + (" …" if len(files) > 3 else "")
+    return f"the {repo} repo has {shown}"
+
+
 def decide(mention: Mention, context: Context, table: PromiseTable) -> tuple[str, str]:
     """(status, reason) for one promised item."""
     if mention.artifact == "other":
@@ -372,19 +413,18 @@ def decide(mention: Mention, context: Context, table: PromiseTable) -> tuple[str
             continue
         if any(regex.search(url) for regex in spec.links):
             return "delivered", f"{_where(path, line, repo)} links {url}"
+    found = delivering_files(spec, wanted, None, context.model, table) if spec.files else None
+    if found:  # shipped in the audited model repo itself
+        return "delivered", _files_reason(*found)
     if spec.files and context.code is not None and not has_sources(context.code):
         return "unknown", (
             f"the code repo {context.code.id} holds only documentation here; its files cannot "
             "show whether this was delivered"
         )
     if spec.files and context.code is not None:
-        files = _glob_files(context.code, spec.files)
-        if spec.keyword_match:
-            files = [f for f in files if any(word in f.lower() for word in wanted)]
-            files = [f for f in files if f.rsplit("/", 1)[-1].lower() != "readme.md"]
-        if files:
-            shown = ", ".join(files[:3]) + (" …" if len(files) > 3 else "")
-            return "delivered", f"the code repo has {shown}"
+        found = delivering_files(spec, wanted, context.code, None, table)
+        if found:
+            return "delivered", _files_reason(*found)
         section = _section_delivery(mention, context, wanted)
         if section:
             return "delivered", section
@@ -510,7 +550,9 @@ def promise_facts(evidence: Evidence, now: datetime | None = None) -> tuple[Prom
     if not promised:
         return ()
     clock = now or audit_now()
-    context = Context(tuple(deliveries), tuple(links), evidence.code, tuple(d for d, _ in docs))
+    context = Context(
+        tuple(deliveries), tuple(links), evidence.code, tuple(d for d, _ in docs), evidence.repo
+    )
     results = []
     parsed: dict[tuple[str, str, str], set] = {}
     for mention, snapshot in promised:
@@ -531,3 +573,92 @@ def promise_facts(evidence: Evidence, now: datetime | None = None) -> tuple[Prom
             )
         )
     return tuple(results)
+
+
+# --------------------------------------------------------------------------- deliveries
+
+#: At most this many delivering files are kept per artifact and repo in stored evidence.
+MAX_STORED_FILES = 200
+
+
+def delivery_evidence(evidence: Evidence) -> dict[str, Any]:
+    """What this audit can see delivered, as JSON kept with the stored audit.
+
+    ``statements``: checked roadmap boxes, struck roadmap items and delivery statements
+    ("SFT code is now available") of the card and the code README; ``files``: per artifact,
+    the files of the code and model repos that deliver it. A later diff judges a promise that
+    disappeared against this: removed after delivery, or dropped.
+    """
+    table = promise_table()
+    statements = []
+    for document, _snapshot in documents(evidence):
+        _promised, done = mentions(document, table)
+        statements += [
+            {
+                "artifact": m.artifact,
+                "item": m.item,
+                "text": m.text,
+                "repo": m.repo,
+                "path": m.path,
+                "line": m.line,
+                "how": m.marker,
+            }
+            for m in done
+        ]
+    files: dict[str, list[dict[str, str]]] = {}
+    for name, spec in table.artifacts.items():
+        if not spec.files:
+            continue
+        listed = []
+        if evidence.code is not None:
+            listed += [("code", p) for p in _glob_files(evidence.code, spec.files)]
+        listed += [
+            ("model", p) for p in _repo_files(evidence.repo, spec.files, table.model_repo_ignore)
+        ]
+        kept: list[dict[str, str]] = []
+        for repo in ("code", "model"):
+            mine = [
+                p for r, p in listed if r == repo and p.rsplit("/", 1)[-1].lower() != "readme.md"
+            ]
+            kept += [{"repo": repo, "path": p} for p in mine[:MAX_STORED_FILES]]
+        if kept:
+            files[name] = kept
+    return {"statements": statements, "files": files}
+
+
+def delivered_by(
+    artifact: str, item: str | None, text: str, deliveries: Mapping[str, Any]
+) -> str | None:
+    """Why a promise that is no longer stated counts as delivered, judged on a later audit's
+    :func:`delivery_evidence` (the same tests as :func:`decide`); None when nothing shows it."""
+    table = promise_table()
+    spec = table.artifacts.get(artifact)
+    if spec is None:
+        return None
+    wanted = keywords(item or text, table)
+    named = names(text)
+    for done in deliveries.get("statements") or ():
+        if not isinstance(done, Mapping) or done.get("artifact") != artifact:
+            continue
+        theirs = keywords(str(done.get("item") or ""), table) | keywords(
+            str(done.get("text") or ""), table
+        )
+        if wanted and not wanted & theirs:
+            continue
+        if not mentions_names(named, str(done.get("text") or "")):
+            continue
+        how = "a checked roadmap box" if done.get("how") == "roadmap_checked" else "a statement"
+        where = _where(str(done.get("path")), int(done.get("line") or 0), str(done.get("repo")))
+        return f"{how} at {where}: {done.get('text')!r}"
+    listed = (deliveries.get("files") or {}).get(artifact) or ()
+    for repo in ("code", "model"):
+        files = [
+            str(f.get("path"))
+            for f in listed
+            if isinstance(f, Mapping) and f.get("repo") == repo and f.get("path")
+        ]
+        if spec.keyword_match:
+            files = [f for f in files if any(word in f.lower() for word in wanted)]
+        if files:
+            return _files_reason(repo, files)
+    return None

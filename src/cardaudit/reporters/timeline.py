@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from cardaudit.store.records import AuditRecord, FindingRecord, PromiseRecord, display_key
-from cardaudit.timeline import AuditDiff, Event, History
+from cardaudit.timeline import AuditDiff, Event, FindingChange, History
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 KIND_STYLE = {
@@ -18,6 +18,8 @@ KIND_STYLE = {
     "promise_status_changed": "yellow",
     "finding_added": "red",
     "finding_resolved": "green",
+    "finding_escalated": "red",
+    "finding_deescalated": "green",
     "first_audit": "bold",
 }
 
@@ -49,6 +51,7 @@ def finding_to_json(finding: FindingRecord) -> dict[str, Any]:
 def promise_to_json(promise: PromiseRecord) -> dict[str, Any]:
     return {
         "artifact": promise.artifact,
+        "item": promise.item,
         "text": promise.text,
         "status": promise.status,
         "first_seen": promise.first_seen,
@@ -95,7 +98,10 @@ def diff_to_json(diff: AuditDiff) -> dict[str, Any]:
         },
         "promises": {
             "appeared": [promise_to_json(p) for p in diff.promises_appeared],
-            "delivered": [promise_to_json(c.after) for c in diff.promises_delivered],
+            "delivered": [
+                {**promise_to_json(c.after), "still_stated": not c.removed}
+                for c in diff.promises_delivered
+            ],
             "dropped": [promise_to_json(p) for p in diff.promises_dropped],
             "status_changed": [
                 {**promise_to_json(c.after), "previous_status": c.before.status}
@@ -106,7 +112,13 @@ def diff_to_json(diff: AuditDiff) -> dict[str, Any]:
         "findings_resolved": [finding_to_json(f) for f in diff.findings_resolved],
         "findings_unchanged": diff.findings_unchanged,
         "findings": [finding_to_json(f) for f in diff.findings],
+        "findings_escalated": [_severity_change(c) for c in diff.findings_escalated],
+        "findings_deescalated": [_severity_change(c) for c in diff.findings_deescalated],
     }
+
+
+def _severity_change(change: FindingChange) -> dict[str, Any]:
+    return {**finding_to_json(change.after), "previous_severity": change.before.severity}
 
 
 def dumps(data: Any) -> str:
@@ -225,7 +237,12 @@ def render_diff(diff: AuditDiff, *, color: bool = False, width: int = 100) -> st
             for p in diff.promises_appeared
         ]
         + [
-            ("[green]✓ delivered[/]", c.after.where(), f"{c.after.artifact}: {c.after.text}")
+            (
+                "[green]✓ delivered[/]",
+                c.after.where(),
+                f"{c.after.artifact}: {c.after.text}"
+                + (f" (removed from the text; {c.after.reason})" if c.removed else ""),
+            )
             for c in diff.promises_delivered
         ]
         + [
@@ -247,13 +264,31 @@ def render_diff(diff: AuditDiff, *, color: bool = False, width: int = 100) -> st
         + [
             ("[green]- resolved[/]", f.where(), f"{f.rule_id} {f.message}")
             for f in diff.findings_resolved
+        ]
+        + [
+            (
+                f"[red]↑ {c.before.severity} → {c.after.severity}[/]",
+                c.after.where(),
+                f"{c.after.rule_id} {c.after.message}",
+            )
+            for c in diff.findings_escalated
+        ]
+        + [
+            (
+                f"[green]↓ {c.before.severity} → {c.after.severity}[/]",
+                c.after.where(),
+                f"{c.after.rule_id} {c.after.message}",
+            )
+            for c in diff.findings_deescalated
         ],
     )
     if diff.empty:
         console.print("No changes.")
     console.print(
         f"\n{len(diff.findings_added)} finding(s) added, {len(diff.findings_resolved)} resolved, "
-        f"{diff.findings_unchanged} unchanged; {len(diff.promises_appeared)} promise(s) "
-        f"appeared, {len(diff.promises_delivered)} delivered, {len(diff.promises_dropped)} dropped."
+        f"{len(diff.findings_escalated)} escalated, {len(diff.findings_deescalated)} "
+        f"de-escalated, {diff.findings_unchanged} unchanged; "
+        f"{len(diff.promises_appeared)} promise(s) appeared, "
+        f"{len(diff.promises_delivered)} delivered, {len(diff.promises_dropped)} dropped."
     )
     return buffer.getvalue()

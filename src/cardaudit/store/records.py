@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from cardaudit.model import PriorAudit, Target
 
@@ -51,11 +53,19 @@ class PromiseRecord:
     status: str
     first_seen: str | None = None
     reason: str | None = None
+    item: str | None = None  # the words naming what is promised (None in pre-0002 stores)
 
     @property
-    def identity(self) -> tuple[str, str, str]:
-        """The same promise across audits: its repo, artifact kind and wording."""
-        return (self.repo, self.artifact, " ".join(self.text.lower().split()))
+    def identity(self) -> tuple[str, str, str, str]:
+        """The same promise across audits: repo, artifact kind, item and wording — not the
+        file or line, so a promise that moves keeps its identity, and two items promised by
+        one sentence stay two promises."""
+        return (self.repo, self.artifact, _words(self.item or ""), _words(self.text))
+
+    @property
+    def loose_identity(self) -> tuple[str, str, str]:
+        """The identity without the item, to pair with records stored before items were."""
+        return (self.repo, self.artifact, _words(self.text))
 
     def where(self) -> str:
         if self.path is None:
@@ -80,6 +90,9 @@ class AuditRecord:
     infos: int
     findings: tuple[FindingRecord, ...] = ()
     promises: tuple[PromiseRecord, ...] = ()
+    #: What the audit saw delivered (see ``extract.promises.delivery_evidence``); None when
+    #: the audit was recorded without it.
+    deliveries: Mapping[str, Any] | None = None
 
     @property
     def licence(self) -> str | None:
@@ -101,6 +114,10 @@ class AuditRecord:
             licence_declared=self.licence_declared,
             licence_spdx=self.licence_spdx,
         )
+
+
+def _words(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def target_key(target: Target) -> str:

@@ -134,6 +134,7 @@ class Store:
         """Add a target to the tracked list; False when it was already there (updated)."""
         from sqlalchemy import select
 
+        from cardaudit.clock import audit_now
         from cardaudit.store.schema import TrackedRow
 
         def work(session: Session) -> bool:
@@ -142,7 +143,7 @@ class Store:
                 row.target, row.code, row.base = target, code, base
                 return False
             session.add(
-                TrackedRow(key=key, target=target, code=code, base=base, added_at=datetime.now(UTC))
+                TrackedRow(key=key, target=target, code=code, base=base, added_at=audit_now())
             )
             return True
 
@@ -172,21 +173,33 @@ class Store:
 
     # ------------------------------------------------------------------ audits
 
-    def record(self, report: Report, audited_at: datetime | None = None) -> int:
+    def record(
+        self,
+        report: Report,
+        audited_at: datetime | None = None,
+        deliveries: dict[str, Any] | None = None,
+    ) -> int:
         """Store one audit (in its own transaction); returns its id."""
         from cardaudit.reporters.json_report import report_to_json
 
         data = report_to_json(report)
-        return self.record_json(data, target_key(report.target), audited_at)
+        return self.record_json(data, target_key(report.target), audited_at, deliveries)
 
     def record_json(
-        self, data: dict[str, Any], key: str, audited_at: datetime | None = None
+        self,
+        data: dict[str, Any],
+        key: str,
+        audited_at: datetime | None = None,
+        deliveries: dict[str, Any] | None = None,
     ) -> int:
-        """Store an audit given as a JSON report (the published contract)."""
-        moment = audited_at or datetime.now(UTC)
+        """Store an audit given as a JSON report (the published contract), at ``audited_at``
+        (default: the audit clock, ``CARDAUDIT_NOW`` when set)."""
+        from cardaudit.clock import audit_now
+
+        moment = audited_at or audit_now()
 
         def work(session: Session) -> int:
-            row = _audit_row(data, key, moment)  # built afresh on every attempt
+            row = _audit_row(data, key, moment, deliveries)  # built afresh on every attempt
             session.add(row)
             session.flush()
             return row.id
@@ -256,7 +269,9 @@ class Store:
         return found
 
 
-def _audit_row(data: dict[str, Any], key: str, audited_at: datetime) -> AuditRow:
+def _audit_row(
+    data: dict[str, Any], key: str, audited_at: datetime, deliveries: dict[str, Any] | None
+) -> AuditRow:
     """The rows of one audit from its JSON report."""
     from cardaudit.store.schema import AuditRow, FindingRow, PromiseRow
 
@@ -280,6 +295,7 @@ def _audit_row(data: dict[str, Any], key: str, audited_at: datetime) -> AuditRow
         infos=int(summary.get("info") or 0),
         facts=facts,
         checks=list(data.get("checks") or []),
+        deliveries=deliveries,
     )
     listed = [(f, None) for f in data.get("findings") or []]
     listed += [
@@ -303,6 +319,7 @@ def _audit_row(data: dict[str, Any], key: str, audited_at: datetime) -> AuditRow
         row.promises.append(
             PromiseRow(
                 artifact=str(item.get("artifact") or "other"),
+                item=_text(item.get("item")),
                 text=str(item.get("text") or ""),
                 repo=str(item.get("repo") or "model"),
                 path=item.get("path"),
@@ -354,8 +371,9 @@ def _audit_record(row: AuditRow) -> AuditRecord:
         ),
         promises=tuple(
             PromiseRecord(
-                p.artifact, p.text, p.repo, p.path, p.line, p.status, p.first_seen, p.reason
+                p.artifact, p.text, p.repo, p.path, p.line, p.status, p.first_seen, p.reason, p.item
             )
             for p in row.promises
         ),
+        deliveries=row.deliveries,
     )

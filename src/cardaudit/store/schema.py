@@ -56,6 +56,9 @@ class AuditRow(Base):
     infos: Mapped[int] = mapped_column(Integer, default=0)
     facts: Mapped[dict[str, Any]] = mapped_column(JSONType)
     checks: Mapped[list[Any]] = mapped_column(JSONType)
+    #: What the audit could see delivered (stated deliveries, delivering files), so a later
+    #: diff can tell a promise removed after delivery from one dropped (None before 0002).
+    deliveries: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
 
     findings: Mapped[list[FindingRow]] = relationship(
         back_populates="audit", cascade="all, delete-orphan", order_by="FindingRow.id"
@@ -92,6 +95,7 @@ class PromiseRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     audit_id: Mapped[int] = mapped_column(ForeignKey("audits.id", ondelete="CASCADE"), index=True)
     artifact: Mapped[str] = mapped_column(String(64))
+    item: Mapped[str | None] = mapped_column(Text)  # the words naming it (None before 0002)
     text: Mapped[str] = mapped_column(Text)
     repo: Mapped[str] = mapped_column(String(16))
     path: Mapped[str | None] = mapped_column(String(4096))
