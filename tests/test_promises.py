@@ -348,3 +348,25 @@ def test_trainer_outputs_in_the_model_repo_deliver_nothing(tmp_path: Path) -> No
     report = audit(AuditRequest(target=str(model)), Policy())
     status, reason = _statuses(report)["training_code"]
     assert status == "unknown" and "--code" in (reason or "")
+
+
+def test_a_training_page_in_docs_is_not_training_code(tmp_path) -> None:
+    from cardaudit.pipeline import audit as run_audit
+    from cardaudit.sources import AuditRequest
+
+    model, code = tmp_path / "model", tmp_path / "code"
+    (code / "docs").mkdir(parents=True)
+    model.mkdir()
+    (model / "README.md").write_text("---\nlicense: mit\n---\n# M\n\nThe SFT code is coming soon.\n")
+    (code / "README.md").write_text("# M code\n")
+    (code / "docs" / "training.md").write_text("# Training\n\nHow we trained M.\n")
+    (code / "infer.py").write_text("print('generate')\n")  # a code repo, not a docs-only copy
+
+    def sft_status() -> str:
+        report = run_audit(AuditRequest(str(model), code=str(code)))
+        (promise,) = [p for p in report.facts.promises if p.artifact == "training_code"]
+        return promise.status
+
+    assert sft_status() == "missing"
+    (code / "train_sft.py").write_text("print('sft')\n")
+    assert sft_status() == "delivered"

@@ -51,6 +51,7 @@ class ArtifactSpec:
     links: tuple[re.Pattern[str], ...]
     keyword_match: bool
     looked_for: str
+    not_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ def promise_table() -> PromiseTable:
             links=tuple(re.compile(p, flags) for p in spec.get("links") or ()),
             keyword_match=bool(spec.get("keyword_match")),
             looked_for=str(spec.get("looked_for") or ", ".join(spec.get("files") or ())),
+            not_files=tuple(str(glob) for glob in spec.get("not_files") or ()),
         )
         for name, spec in raw["artifacts"].items()
     }
@@ -341,20 +343,26 @@ def _where(path: str, line: int, repo: str) -> str:
     return f"{path}:{line}" if repo == "model" else f"{repo}:{path}:{line}"
 
 
-def _glob_files(code: RepoSnapshot, globs: Iterable[str]) -> list[str]:
+def _glob_files(
+    code: RepoSnapshot, globs: Iterable[str], not_globs: Iterable[str] = ()
+) -> list[str]:
     patterns = [glob.lower() for glob in globs]
+    excluded = [glob.lower() for glob in not_globs]
     return [
         entry.path
         for entry in code.files
         if any(fnmatch.fnmatchcase(entry.path.lower(), pattern) for pattern in patterns)
+        and not any(fnmatch.fnmatchcase(entry.path.lower(), glob) for glob in excluded)
     ]
 
 
-def _repo_files(snapshot: RepoSnapshot, globs: Iterable[str], ignore: Iterable[str]) -> list[str]:
+def _repo_files(
+    snapshot: RepoSnapshot, globs: Iterable[str], ignore: Iterable[str], not_globs: Iterable[str]
+) -> list[str]:
     ignored = [glob.lower() for glob in ignore]
     return [
         path
-        for path in _glob_files(snapshot, globs)
+        for path in _glob_files(snapshot, globs, not_globs)
         if not any(fnmatch.fnmatchcase(path.lower(), glob) for glob in ignored)
     ]
 
@@ -370,9 +378,11 @@ def delivering_files(
     the code repo first, then the model repo (without its weights and trainer outputs)."""
     candidates: list[tuple[str, list[str]]] = []
     if code is not None:
-        candidates.append(("code", _glob_files(code, spec.files)))
+        candidates.append(("code", _glob_files(code, spec.files, spec.not_files)))
     if model is not None:
-        candidates.append(("model", _repo_files(model, spec.files, table.model_repo_ignore)))
+        candidates.append(
+            ("model", _repo_files(model, spec.files, table.model_repo_ignore, spec.not_files))
+        )
     for repo, files in candidates:
         if spec.keyword_match:
             files = [f for f in files if any(word in f.lower() for word in wanted)]
@@ -611,9 +621,10 @@ def delivery_evidence(evidence: Evidence) -> dict[str, Any]:
             continue
         listed = []
         if evidence.code is not None:
-            listed += [("code", p) for p in _glob_files(evidence.code, spec.files)]
+            listed += [("code", p) for p in _glob_files(evidence.code, spec.files, spec.not_files)]
         listed += [
-            ("model", p) for p in _repo_files(evidence.repo, spec.files, table.model_repo_ignore)
+            ("model", p)
+            for p in _repo_files(evidence.repo, spec.files, table.model_repo_ignore, spec.not_files)
         ]
         kept: list[dict[str, str]] = []
         for repo in ("code", "model"):
