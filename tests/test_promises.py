@@ -357,7 +357,9 @@ def test_a_training_page_in_docs_is_not_training_code(tmp_path) -> None:
     model, code = tmp_path / "model", tmp_path / "code"
     (code / "docs").mkdir(parents=True)
     model.mkdir()
-    (model / "README.md").write_text("---\nlicense: mit\n---\n# M\n\nThe SFT code is coming soon.\n")
+    (model / "README.md").write_text(
+        "---\nlicense: mit\n---\n# M\n\nThe SFT code is coming soon.\n"
+    )
     (code / "README.md").write_text("# M code\n")
     (code / "docs" / "training.md").write_text("# Training\n\nHow we trained M.\n")
     (code / "infer.py").write_text("print('generate')\n")  # a code repo, not a docs-only copy
