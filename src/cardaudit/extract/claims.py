@@ -158,7 +158,8 @@ def _table_claims(document: Document, table: ClaimTable) -> list[Found]:
         if not block.rows:
             continue
         header = block.rows[0][1]
-        header_benches = [(i, cell) for i, cell in enumerate(header) if benchmarks_in(cell, table)]
+        named = ((i, cell, benchmarks_in(cell, table)) for i, cell in enumerate(header))
+        header_benches = [(i, cell, hits) for i, cell, hits in named if hits]
         values: list[str] = []
         benches: list[tuple[Benchmark, str]] = []
         speed: list[str] = []
@@ -176,15 +177,11 @@ def _table_claims(document: Document, table: ClaimTable) -> list[Found]:
             elif header_benches and numbers:
                 pairs = [
                     f"{clean(header[i])} {clean(cells[i])}"
-                    for i, _ in header_benches
+                    for i, _, _ in header_benches
                     if i < len(cells) and cells[i]
                 ]
                 values.append(f"{clean(first)}: {', '.join(pairs)}")
-                benches += [
-                    (bench, cell)
-                    for _, cell in header_benches
-                    for bench, _ in benchmarks_in(cell, table)
-                ]
+                benches += [(bench, cell) for _, cell, hits in header_benches for bench, _ in hits]
             speed += speed_in(" | ".join(cells), table)
         if values:
             names = []

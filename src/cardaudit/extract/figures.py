@@ -7,6 +7,7 @@ YAML front matter are skipped (commands and metadata are not claims).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
@@ -256,10 +257,10 @@ def _row_counts(file: TextFile, body: str, match: re.Match, kind: str, repo: str
         )
 
 
-def _gpu_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
+def _gpu_figures(file: TextFile, body: str, repo: str, gpus: GpuMatches) -> Iterator[Figure]:
     spans: list[tuple[int, int]] = []
-    for entry in gpu_table():
-        for match in entry["regex"].finditer(body):
+    for entry, matches in gpus:
+        for match in matches:
             if any(s <= match.start("gpu") < e for s, e in spans):
                 continue
             sentence = _sentence(body, match.start(), match.end())
@@ -314,15 +315,12 @@ def _dtype_in(sentence: str) -> str | None:
     return DTYPES[match.group(1).lower()] if match else None
 
 
-def _gpu_spans(body: str) -> list[tuple[int, int]]:
-    spans = []
-    for entry in gpu_table():
-        spans += [m.span("gpu") for m in entry["regex"].finditer(body)]
-    return spans
+def _gpu_spans(gpus: GpuMatches) -> list[tuple[int, int]]:
+    return [match.span("gpu") for _, matches in gpus for match in matches]
 
 
-def _memory_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
-    gpu_spans = _gpu_spans(body)
+def _memory_figures(file: TextFile, body: str, repo: str, gpus: GpuMatches) -> Iterator[Figure]:
+    gpu_spans = _gpu_spans(gpus)
     for match in MEMORY.finditer(body):
         start, end = match.span("num")[0], match.end()
         if any(s <= start < e or s < end <= e for s, e in gpu_spans):
@@ -423,22 +421,70 @@ def gpu_table() -> tuple[dict[str, Any], ...]:
             GPU_COUNT + r"(?:NVIDIA\s+|AMD\s+)?(?<![\w-])(?P<gpu>" + names + r")(?![\w-])",
             re.IGNORECASE,
         )
-        entries.append({**entry, "regex": regex})
+        entries.append({**entry, "regex": regex, "name_regex": _name_regex(names)})
     return tuple(entries)
+
+
+def _name_regex(names: str) -> re.Pattern[str]:
+    """A GPU's names alone, as whole words: what every match of its full pattern contains."""
+    return re.compile(r"(?<![\w-])(?:" + names + r")(?![\w-])", re.IGNORECASE)
+
+
+@cache
+def _any_gpu_name() -> re.Pattern[str]:
+    aliases = "|".join(f"(?:{alias})" for entry in gpu_table() for alias in entry["aliases"])
+    return _name_regex(aliases)
+
+
+#: Per GPU table entry, its pattern's matches in a text (what ``finditer`` yields).
+GpuMatches = tuple[tuple[Mapping[str, Any], tuple[re.Match[str], ...]], ...]
+#: A character that cannot occur in the count-and-vendor prefix of a GPU match ("2x NVIDIA ").
+PREFIX_BREAK = re.compile(r"[^\w\s×*]")
+
+
+def gpu_matches(body: str) -> GpuMatches:
+    """Each GPU entry's ``regex.finditer(body)``, without running every entry over all of it.
+
+    A full pattern starts with an optional count ("two", "8x") that Python's ``re`` must try
+    at every position of the text, for every entry. Its names alone are found far faster, so
+    the full pattern is only searched from just before a name: a match has its name inside,
+    and nothing but word characters, spaces, "×" and "*" between its start and that name.
+    """
+    starts: list[int] = []
+    finder = _any_gpu_name()
+    found = finder.search(body)
+    while found is not None:
+        starts.append(found.start())
+        found = finder.search(body, found.start() + 1)
+    if not starts:
+        return tuple((entry, ()) for entry in gpu_table())
+    breaks = [match.start() for match in PREFIX_BREAK.finditer(body)]
+    result = []
+    for entry in gpu_table():
+        matches: list[re.Match[str]] = []
+        end = 0
+        for start in starts:
+            if start < end or not entry["name_regex"].match(body, start):
+                continue
+            before = bisect_left(breaks, start) - 1
+            match = entry["regex"].search(body, max(end, breaks[before] + 1 if before >= 0 else 0))
+            if match is None:
+                break
+            matches.append(match)
+            end = max(match.end(), match.start() + 1)
+        result.append((entry, tuple(matches)))
+    return tuple(result)
 
 
 def figures_in(file: TextFile, repo: str = "model") -> list[Figure]:
     """Every figure stated in ``file``."""
     body = prose(file.text)
-    found: list[Figure] = []
-    for extractor in (
-        _count_figures,
-        _memory_figures,
-        _gpu_figures,
-        _context_figures,
-        _dtype_figures,
-    ):
-        found += extractor(file, body, repo)
+    gpus = gpu_matches(body)
+    found: list[Figure] = list(_count_figures(file, body, repo))
+    found += _memory_figures(file, body, repo, gpus)
+    found += _gpu_figures(file, body, repo, gpus)
+    found += _context_figures(file, body, repo)
+    found += _dtype_figures(file, body, repo)
     return sorted(found, key=lambda f: (f.repo, f.path, f.line, f.kind))
 
 

@@ -17,6 +17,7 @@ Quantization configs name no base but prove the ``quantized`` relation: see
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -385,8 +386,24 @@ def relation_evidence(evidence: Evidence) -> dict[str, Location]:
     return found
 
 
+#: ``all_claims`` per live Evidence (by id; an entry goes when its Evidence is collected).
+_CLAIMS: dict[int, tuple[BaseModelRef, ...]] = {}
+
+
 def all_claims(evidence: Evidence) -> tuple[BaseModelRef, ...]:
-    """Every lineage claim of the model repo, metadata first."""
+    """Every lineage claim of the model repo, metadata first.
+
+    Several facts and checks ask for them: they are read once per (immutable) Evidence.
+    """
+    key = id(evidence)
+    claims = _CLAIMS.get(key)
+    if claims is None:
+        claims = _CLAIMS[key] = _read_claims(evidence)
+        weakref.finalize(evidence, _CLAIMS.pop, key, None)
+    return claims
+
+
+def _read_claims(evidence: Evidence) -> tuple[BaseModelRef, ...]:
     claims: list[BaseModelRef] = []
     for extractor in (
         lambda: metadata_claims(evidence.card),
