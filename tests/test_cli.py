@@ -65,3 +65,18 @@ def test_version() -> None:
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0
     assert result.output.strip() == f"cardaudit {__version__}"
+
+
+def test_kv_batch_chooses_the_batch_the_kv_cache_is_shown_for() -> None:
+    result = runner.invoke(
+        app, ["audit", str(FIXTURES / "clover" / "model"), "-f", "json", "--kv-batch", "32"]
+    )
+    at_context = json.loads(result.output)["facts"]["memory"]["details"]["kv_cache"]["at_context"]
+    assert sorted(at_context) == ["batch_1", "batch_32", "tokens"]
+    assert at_context["batch_32"]["bytes"] == 32 * at_context["batch_1"]["bytes"]
+    assert (
+        runner.invoke(
+            app, ["audit", str(FIXTURES / "clover" / "model"), "--kv-batch", "0"]
+        ).exit_code
+        == 2
+    )

@@ -111,6 +111,14 @@ def audit(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")
     ] = None,
+    kv_batch: Annotated[
+        int,
+        typer.Option(
+            "--kv-batch",
+            min=1,
+            help="Batch size the KV cache is shown for at the stated context, beside batch 1.",
+        ),
+    ] = 8,
     output_dir: Annotated[
         Path | None,
         typer.Option("--output-dir", help="Write one file per format into DIR (created)."),
@@ -181,6 +189,7 @@ def audit(
 ) -> None:
     """Audit a model repo and report what holds and what does not."""
     from cardaudit.config import find_config
+    from cardaudit.extract import FactOptions
     from cardaudit.pipeline import audit_evidence
     from cardaudit.policy import policy_from, split_patterns, validate_patterns
     from cardaudit.reporters import REPORTERS, output_name, render
@@ -210,6 +219,7 @@ def audit(
             # Silent when asked, and when a machine-readable report goes to stdout.
             progress=not quiet and not (to_stdout and formats[0] != "text"),
         )
+        fact_options = FactOptions(kv_batch=kv_batch)
         evidence = acquire(request)
         config = find_config(evidence, config_file)
         policy = policy_from(
@@ -222,9 +232,9 @@ def audit(
         if record:
             from cardaudit.cli_track import audit_recorded
 
-            report = audit_recorded(evidence, policy, db)
+            report = audit_recorded(evidence, policy, db, fact_options)
         else:
-            report = audit_evidence(evidence, policy)
+            report = audit_evidence(evidence, policy, fact_options)
         options = {"show_suppressed": show_suppressed, "width": _width()}
         if output_dir is not None:
             try:

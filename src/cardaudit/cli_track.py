@@ -16,6 +16,7 @@ import typer
 from cardaudit.errors import AuditError, UsageError
 
 if TYPE_CHECKING:
+    from cardaudit.extract import FactOptions
     from cardaudit.model import Evidence, Report
     from cardaudit.policy import Policy
     from cardaudit.store import Store
@@ -88,12 +89,14 @@ def _optional_path(value: str | None) -> str | None:
     return str(path.resolve()) if path.exists() else value
 
 
-def audit_recorded(evidence: Evidence, policy: Policy, db: str | None) -> Report:
+def audit_recorded(
+    evidence: Evidence, policy: Policy, db: str | None, options: FactOptions | None = None
+) -> Report:
     """``cardaudit audit --record``: audit against the previous stored audit, then store."""
     from cardaudit.tracking import record_evidence
 
     with _open(db) as store:
-        recorded = record_evidence(store, evidence, policy)
+        recorded = record_evidence(store, evidence, policy, options=options)
         previous = f" (previous: #{recorded.previous_id})" if recorded.previous_id else ""
         typer.echo(
             f"cardaudit: recorded audit #{recorded.audit_id}{previous} in {store.url}", err=True

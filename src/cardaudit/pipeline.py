@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cardaudit.checks.registry import NotApplicable, registered_checks
 from cardaudit.checks.waivers import EXPIRED_WAIVER_RULE, expired_waiver_hit
-from cardaudit.extract import build_facts
+from cardaudit.extract import FactOptions, build_facts
 from cardaudit.model import CheckRun, Evidence, Facts, Finding, Report
 from cardaudit.policy import Policy, apply_waivers, sort_findings, today
 from cardaudit.rules import Rule, load_rules
@@ -46,9 +46,11 @@ def _finding(rule: Rule, policy: Policy, hit) -> Finding:
     )
 
 
-def audit_evidence(evidence: Evidence, policy: Policy) -> Report:
+def audit_evidence(
+    evidence: Evidence, policy: Policy, options: FactOptions | None = None
+) -> Report:
     """Audit already-acquired evidence."""
-    facts = build_facts(evidence)
+    facts = build_facts(evidence, options)
     runs, findings = run_checks(evidence, facts, policy)
     findings += _external_expired_waivers(policy)
     kept, suppressed = apply_waivers(findings, policy.waivers, today())
@@ -78,6 +80,8 @@ def _external_expired_waivers(policy: Policy) -> list[Finding]:
     ]
 
 
-def audit(request: AuditRequest, policy: Policy | None = None) -> Report:
+def audit(
+    request: AuditRequest, policy: Policy | None = None, options: FactOptions | None = None
+) -> Report:
     """Acquire the evidence for ``request`` and audit it."""
-    return audit_evidence(acquire(request), policy or Policy())
+    return audit_evidence(acquire(request), policy or Policy(), options)

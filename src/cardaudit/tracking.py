@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from cardaudit.errors import AuditError
+from cardaudit.extract import FactOptions
 from cardaudit.model import Evidence, Report
 from cardaudit.policy import Policy
 from cardaudit.sources import AuditRequest
@@ -39,7 +40,11 @@ class RunResult:
 
 
 def record_evidence(
-    store: Store, evidence: Evidence, policy: Policy, audited_at: datetime | None = None
+    store: Store,
+    evidence: Evidence,
+    policy: Policy,
+    audited_at: datetime | None = None,
+    options: FactOptions | None = None,
 ) -> Recorded:
     """Audit acquired ``evidence`` against its previous stored audit and store the result,
     with what it saw delivered, stamped by the audit clock (``CARDAUDIT_NOW`` when set: the
@@ -52,7 +57,7 @@ def record_evidence(
     previous = store.latest(target_key(evidence.target))
     if previous is not None:
         evidence = replace(evidence, previous=previous.as_prior())
-    report = audit_evidence(evidence, policy)
+    report = audit_evidence(evidence, policy, options)
     audit_id = store.record(report, moment, delivery_evidence(evidence))
     return Recorded(report, audit_id, previous.id if previous else None, policy)
 

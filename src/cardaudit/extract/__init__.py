@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from cardaudit.model import Evidence, Facts, LicenceFacts, MemoryFacts, ParameterFacts
@@ -24,11 +25,20 @@ class _Attempts:
             return fallback
 
 
-def build_facts(evidence: Evidence) -> Facts:
+@dataclass(frozen=True)
+class FactOptions:
+    """User choices that shape facts (not evidence): the batch the KV cache is shown for
+    beside batch 1 (`--kv-batch`)."""
+
+    kv_batch: int = 8
+
+
+def build_facts(evidence: Evidence, options: FactOptions | None = None) -> Facts:
     """Every fact about ``evidence``; an extractor that fails is listed in ``extract_errors``."""
     from cardaudit.clock import audit_now
     from cardaudit.extract.claims import claim_facts
     from cardaudit.extract.derivation import derivation_facts
+    from cardaudit.extract.figures import stated_figures
     from cardaudit.extract.licence import licence_facts
     from cardaudit.extract.promises import promise_facts
     from cardaudit.extract.sizing import sizing_facts
@@ -39,12 +49,16 @@ def build_facts(evidence: Evidence) -> Facts:
     base_models, lineage_extra = attempts.run(
         "derivation", lambda: derivation_facts(evidence, licence.declared), ((), {})
     )
-    parameters, memory, figures = attempts.run(
-        "sizing", lambda: sizing_facts(evidence), (ParameterFacts(), MemoryFacts(), [])
+    options = options or FactOptions()
+    figures = attempts.run("figures", lambda: stated_figures(evidence), [])
+    parameters, memory = attempts.run(
+        "sizing",
+        lambda: sizing_facts(evidence, figures, options.kv_batch),
+        (ParameterFacts(), MemoryFacts()),
     )
     promises = attempts.run("promises", lambda: promise_facts(evidence, now), ())
     claims = attempts.run("claims", lambda: claim_facts(evidence), ())
-    extra: dict[str, Any] = {**lineage_extra, "figures": figures}
+    extra: dict[str, Any] = {**lineage_extra, "figures": [f.to_json() for f in figures]}
     if "code_repo_choice" in evidence.notes:
         extra["code_repo_choice"] = evidence.notes["code_repo_choice"]
     if attempts.errors:

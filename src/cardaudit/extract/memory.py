@@ -26,9 +26,6 @@ from cardaudit.model import Evidence, MemoryFacts, ParameterFacts
 #: Rope scaling types that extend the context beyond max_position_embeddings.
 EXTENDS = ("yarn", "dynamic")
 
-#: The "chosen batch" the report shows KV cache for, beside batch 1.
-KV_BATCH = 8
-
 
 def _int(cfg: Mapping[str, Any], key: str, default: int = 0) -> int:
     value = cfg.get(key)
@@ -165,9 +162,14 @@ def weight_bytes(evidence: Evidence, params: ParameterFacts) -> tuple[int | None
 
 
 def memory_facts(
-    evidence: Evidence, params: ParameterFacts, stated_context: int | None = None
+    evidence: Evidence,
+    params: ParameterFacts,
+    stated_context: int | None = None,
+    *,
+    kv_batch: int,
 ) -> MemoryFacts:
-    """Memory facts; ``stated_context`` is the context length the card states, if any."""
+    """Memory facts; ``stated_context`` is the context length the card states, if any, and
+    ``kv_batch`` the batch the KV cache is shown for beside batch 1."""
     stored, how = weight_bytes(evidence, params)
     details: dict[str, Any] = {}
     if stored is not None:
@@ -190,9 +192,9 @@ def memory_facts(
             details["kv_cache"]["at_context"] = {
                 "tokens": length,
                 "batch_1": {"bytes": kv_bytes_at(kv, length), **_gb(kv_bytes_at(kv, length))},
-                f"batch_{KV_BATCH}": {
-                    "bytes": kv_bytes_at(kv, length, KV_BATCH),
-                    **_gb(kv_bytes_at(kv, length, KV_BATCH)),
+                f"batch_{kv_batch}": {
+                    "bytes": kv_bytes_at(kv, length, kv_batch),
+                    **_gb(kv_bytes_at(kv, length, kv_batch)),
                 },
             }
     return MemoryFacts(

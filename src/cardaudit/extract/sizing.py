@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from cardaudit.model import Evidence, MemoryFacts, ParameterFacts
 
+if TYPE_CHECKING:
+    from cardaudit.extract.figures import Figure
 
-def sizing_facts(evidence: Evidence) -> tuple[ParameterFacts, MemoryFacts, list[dict[str, Any]]]:
-    """(parameter facts, memory facts, stated figures as JSON-ready dicts)."""
-    from cardaudit.extract.figures import stated_figures
+
+def sizing_facts(
+    evidence: Evidence, figures: Sequence[Figure], kv_batch: int
+) -> tuple[ParameterFacts, MemoryFacts]:
+    """(parameter facts, memory facts); ``figures`` are the card's stated figures and
+    ``kv_batch`` the batch size the KV cache is shown for beside batch 1."""
     from cardaudit.extract.memory import memory_facts
     from cardaudit.extract.parameters import parameter_facts
 
-    try:
-        figures = stated_figures(evidence)
-    except Exception:  # prose is arbitrary text: a pattern bug must not lose the audit
-        figures = []
     try:
         parameters = parameter_facts(evidence)
     except Exception as exc:
@@ -25,10 +27,12 @@ def sizing_facts(evidence: Evidence) -> tuple[ParameterFacts, MemoryFacts, list[
         parameters = _with_bases(evidence, parameters)
     stated = [f.value for f in figures if f.kind == "context" and f.repo == "model"]
     try:
-        memory = memory_facts(evidence, parameters, int(max(stated)) if stated else None)
+        memory = memory_facts(
+            evidence, parameters, int(max(stated)) if stated else None, kv_batch=kv_batch
+        )
     except Exception as exc:
         memory = MemoryFacts(details={"error": f"{type(exc).__name__}: {exc}"})
-    return parameters, memory, [figure.to_json() for figure in figures]
+    return parameters, memory
 
 
 def _with_bases(evidence: Evidence, parameters: ParameterFacts) -> ParameterFacts:
