@@ -262,3 +262,17 @@ def test_severity_override_for_unknown_rule_is_rejected(tmp_path: Path) -> None:
     repo = model_repo(tmp_path, "[severity]\nLIC = 'info'\n")
     result = runner.invoke(app, ["audit", str(repo)])
     assert result.exit_code == 2 and "unknown rule 'LIC'" in result.output
+
+
+def test_no_repo_config_ignores_the_audited_repos_own_waivers() -> None:
+    model = Path(__file__).resolve().parents[1] / "fixtures" / "waived" / "model"
+
+    trusted = json.loads(runner.invoke(app, ["audit", str(model), "-f", "json"]).output)
+    untrusted = json.loads(
+        runner.invoke(app, ["audit", str(model), "-f", "json", "--no-repo-config"]).output
+    )
+
+    assert trusted["summary"]["suppressed"] == 1
+    assert untrusted["summary"]["suppressed"] == 0
+    waived = {f["rule_id"] for f in trusted["suppressed_findings"]}
+    assert waived <= {f["rule_id"] for f in untrusted["findings"]}

@@ -111,6 +111,14 @@ def audit(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")
     ] = None,
+    repo_config: Annotated[
+        bool,
+        typer.Option(
+            "--repo-config/--no-repo-config",
+            help="Apply the audited repo's own .cardaudit.toml / [tool.cardaudit] (selection, "
+            "severities, waivers). Turn off to review a third party's model on your terms.",
+        ),
+    ] = True,
     kv_batch: Annotated[
         int,
         typer.Option(
@@ -221,7 +229,7 @@ def audit(
         )
         fact_options = FactOptions(kv_batch=kv_batch)
         evidence = acquire(request)
-        config = find_config(evidence, config_file)
+        config = find_config(evidence, config_file, trust_repo=repo_config)
         policy = policy_from(
             config, select=split_patterns(select), ignore=split_patterns(ignore), fail_on=fail_on
         )

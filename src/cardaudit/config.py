@@ -211,11 +211,19 @@ def repo_config(evidence: Evidence) -> Config | None:
     return None
 
 
-def find_config(evidence: Evidence, explicit: Path | None, cwd: Path | None = None) -> Config:
-    """``--config FILE``, else the audited repo's config, else the working directory's."""
+def find_config(
+    evidence: Evidence,
+    explicit: Path | None,
+    cwd: Path | None = None,
+    *,
+    trust_repo: bool = True,
+) -> Config:
+    """``--config FILE``, else the audited repo's config (unless ``trust_repo`` is false: a
+    reviewer auditing someone else's model need not accept its own waivers), else the working
+    directory's."""
     if explicit is not None:
         return read_config_file(explicit)
-    found = repo_config(evidence)
+    found = repo_config(evidence) if trust_repo else None
     if found is not None:
         return found
     cwd = cwd or Path.cwd()
