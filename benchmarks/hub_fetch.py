@@ -4,10 +4,13 @@ Prints, for the same repo served by tests/hub_server.py to the unmodified huggin
 client: what `cardaudit audit` fetched (requests, body bytes, weight bytes) and how long it
 took, next to what `snapshot_download` would transfer (its own dry run). Two tensor layouts:
 fused experts (one tensor per matrix family, ~340 header entries) and one tensor per expert
-(~32,500 entries: 4 MB of headers and a 2.9 MB index). The shards are sparse files with real
-safetensors headers, created in a temp dir and deleted afterwards.
+(~32,500 entries: 4 MB of headers and a 2.9 MB index); ``fp8-per-expert`` (not in ``both``):
+an FP8 block-scaled MoE of ~35B parameters, one tensor per expert plus its F32 scale
+(~61,000 entries), counted from config.json verified against the Hub's dtype totals. The
+shards are sparse files with real safetensors headers, created in a temp dir and deleted
+afterwards.
 
-    python benchmarks/hub_fetch.py [--shards 15] [--layout fused|per-expert|both]
+    python benchmarks/hub_fetch.py [--shards 15] [--layout fused|per-expert|fp8-per-expert|both]
 """
 
 from __future__ import annotations
@@ -23,12 +26,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 SHAPE = {"layers": 42, "hidden": 2048, "experts": 256, "expert_dim": 512, "vocab": 151936}
+FP8_SHAPE = {
+    "layers": 40,
+    "hidden": 2048,
+    "heads": 32,
+    "kv_heads": 4,
+    "experts": 256,
+    "expert_dim": 512,
+    "vocab": 151936,
+}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shards", type=int, default=15)
-    parser.add_argument("--layout", choices=("fused", "per-expert", "both"), default="both")
+    parser.add_argument(
+        "--layout", choices=("fused", "per-expert", "fp8-per-expert", "both"), default="both"
+    )
     args = parser.parse_args()
 
     from hub_server import FakeHub
@@ -59,20 +73,26 @@ def main() -> None:
 
 
 def run(hub, work: Path, shards: int, layout: str) -> None:
+    import json
+
     from cardaudit.pipeline import audit
     from cardaudit.sources import AuditRequest
-    from hub_repos import card, moe_config, moe_tensors, per_expert_tensors, publish_model
+    from hub_repos import card, fp8_moe, moe_config, moe_tensors, per_expert_tensors, publish_model
 
     os.environ["HF_HUB_CACHE"] = str(work / "hf-cache")
     os.environ["CARDAUDIT_CACHE"] = str(work / "cardaudit-cache")
-    tensors = (per_expert_tensors if layout == "per-expert" else moe_tensors)(**SHAPE)
+    if layout == "fp8-per-expert":
+        fp8_config, tensors = fp8_moe(**FP8_SHAPE)
+        config = {"config.json": json.dumps(fp8_config, indent=2)}
+    else:
+        tensors = (per_expert_tensors if layout == "per-expert" else moe_tensors)(**SHAPE)
+        config = {"config.json": moe_config(**SHAPE)}
     params = 0
-    for _, shape in tensors.values():
+    for name, (_, shape) in tensors.items():
         count = 1
         for dim in shape:
             count *= dim
-        params += count
-    config = {"config.json": moe_config(**SHAPE)}
+        params += 0 if name.endswith("_scale_inv") else count  # scales: storage, not params
     base, model = f"bench/{layout}-base-35b", f"bench/{layout}-moe-35b"
     publish_model(hub, base, work / "base", tensors=tensors, shards=shards, extra=config)
     publish_model(
@@ -87,7 +107,8 @@ def run(hub, work: Path, shards: int, layout: str) -> None:
     files = _files(hub, model)
     sizes = {path: f.size for path, f in files.items()}
     index = sizes["model.safetensors.index.json"]
-    print(f"layout {layout}: {params / 1e9:.1f}B parameters (BF16), {len(tensors):,} tensors,")
+    dtypes = "/".join(sorted({dtype for dtype, _ in tensors.values()}))
+    print(f"layout {layout}: {params / 1e9:.1f}B parameters ({dtypes}), {len(tensors):,} tensors,")
     print(f"      {shards} shards, index {index:,} bytes, {sum(sizes.values()) / 1e9:.1f} GB")
     print(f"      in {len(sizes)} files")
     # Warm-up (untimed): one-off imports and rule loading are not part of fetching.
@@ -132,6 +153,8 @@ def run(hub, work: Path, shards: int, layout: str) -> None:
     assert facts.total == params, (facts.total, params)
     headers = sum(len(h.tensors) for h in report.evidence.safetensors)
     read = f"{headers:,} header entries read" if headers else "no header read in full"
+    if not headers and facts.details.get("header_bytes"):
+        read += f"; the headers total {facts.details['header_bytes']:,} bytes"
     print(f"parameters: {facts.total:,} from {facts.source} ({read}; expected {params:,})")
     active = facts.details.get("active_source", facts.source)
     print(f"active per token: {facts.active:,} from {active}")

@@ -12,7 +12,7 @@ from pathlib import Path
 from hub_server import FakeHub, write_sparse_safetensors
 
 LICENCE = Path(__file__).resolve().parents[1] / "fixtures" / "clover" / "model" / "LICENSE"
-WIDTH = {"BF16": 2, "F32": 4}
+WIDTH = {"BF16": 2, "F32": 4, "F8_E4M3": 1}
 
 
 def card(
@@ -96,6 +96,69 @@ def per_expert_tensors(
             ):
                 tensors[f"{prefix}.{expert}.{matrix}.weight"] = ("BF16", shape)
     return tensors
+
+
+def fp8_moe(
+    layers: int, hidden: int, heads: int, kv_heads: int, experts: int, expert_dim: int, vocab: int
+) -> tuple[dict, dict[str, tuple[str, list[int]]]]:
+    """A Qwen3-MoE FP8 checkpoint laid out like the real ``-FP8`` releases: every attention
+    and expert linear in F8_E4M3 with an F32 ``weight_scale_inv`` of 128x128 blocks, one
+    tensor per expert; embeddings, LM head, router and norms in BF16. Returns (config,
+    tensors)."""
+    head_dim = hidden // heads
+    config = {
+        "architectures": ["Qwen3MoeForCausalLM"],
+        "model_type": "qwen3_moe",
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv_heads,
+        "head_dim": head_dim,
+        "intermediate_size": 3 * hidden,
+        "moe_intermediate_size": expert_dim,
+        "num_experts": experts,
+        "num_experts_per_tok": 8,
+        "vocab_size": vocab,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+        "quantization_config": {
+            "quant_method": "fp8",
+            "fmt": "e4m3",
+            "activation_scheme": "dynamic",
+            "weight_block_size": [128, 128],
+        },
+    }
+
+    def fp8(name: str, out: int, inp: int) -> dict[str, tuple[str, list[int]]]:
+        blocks = [-(-out // 128), -(-inp // 128)]
+        return {
+            f"{name}.weight": ("F8_E4M3", [out, inp]),
+            f"{name}.weight_scale_inv": ("F32", blocks),
+        }
+
+    tensors: dict[str, tuple[str, list[int]]] = {
+        "model.embed_tokens.weight": ("BF16", [vocab, hidden]),
+        "lm_head.weight": ("BF16", [vocab, hidden]),
+        "model.norm.weight": ("BF16", [hidden]),
+    }
+    for i in range(layers):
+        p = f"model.layers.{i}"
+        tensors |= {
+            f"{p}.input_layernorm.weight": ("BF16", [hidden]),
+            f"{p}.post_attention_layernorm.weight": ("BF16", [hidden]),
+            f"{p}.self_attn.q_norm.weight": ("BF16", [head_dim]),
+            f"{p}.self_attn.k_norm.weight": ("BF16", [head_dim]),
+            **fp8(f"{p}.self_attn.q_proj", heads * head_dim, hidden),
+            **fp8(f"{p}.self_attn.k_proj", kv_heads * head_dim, hidden),
+            **fp8(f"{p}.self_attn.v_proj", kv_heads * head_dim, hidden),
+            **fp8(f"{p}.self_attn.o_proj", hidden, heads * head_dim),
+            f"{p}.mlp.gate.weight": ("BF16", [experts, hidden]),
+        }
+        for e in range(experts):
+            tensors |= fp8(f"{p}.mlp.experts.{e}.gate_proj", expert_dim, hidden)
+            tensors |= fp8(f"{p}.mlp.experts.{e}.up_proj", expert_dim, hidden)
+            tensors |= fp8(f"{p}.mlp.experts.{e}.down_proj", hidden, expert_dim)
+    return config, tensors
 
 
 def shard(tensors: dict[str, tuple[str, list[int]]], count: int) -> list[dict]:

@@ -17,6 +17,7 @@ from cardaudit.sources import AuditRequest, acquire, local_evidence
 from cardaudit.sources.hub import HubRef, parse_hub_target
 from hub_repos import (
     card,
+    fp8_moe,
     moe_config,
     moe_tensors,
     per_expert_tensors,
@@ -439,7 +440,11 @@ def test_hub_totals_not_bound_to_the_commit_are_not_used(hub: FakeHub, tmp_path:
     assert [h["location"]["path"] for h in hits] == [shard.name]
 
 
-def test_quantized_repo_never_uses_hub_totals(hub: FakeHub, tmp_path: Path) -> None:
+def test_quantized_repo_whose_totals_cannot_verify_the_config_reads_every_header(
+    hub: FakeHub, tmp_path: Path
+) -> None:
+    """An FP8 config over BF16 shards: the Hub's totals have no F8_E4M3, so they prove
+    nothing and every header is read."""
     config = json.loads(moe_config(**SHAPE))
     config["quantization_config"] = {"quant_method": "fp8", "weight_block_size": [128, 128]}
     _publish_layout(hub, tmp_path, "per-expert", **{"config.json": json.dumps(config)})
@@ -457,3 +462,102 @@ def test_warm_re_audit_of_an_over_budget_repo_fetches_no_shard_bytes(
     again = acquire(AuditRequest(target="org/per-expert", code_discovery=False))
     assert not hub.requests(None, "/cdn/") and not hub.requests("GET", "/resolve/")
     assert again.safetensors_totals == first.safetensors_totals is not None
+
+
+# --------------------------------------------------------------------------- quantized repos
+
+#: An FP8 block-scaled MoE, one tensor per expert: ~9,700 header entries (~1 MB of headers).
+FP8_SHAPE = {
+    "layers": 12,
+    "hidden": 320,
+    "heads": 4,
+    "kv_heads": 2,
+    "experts": 128,
+    "expert_dim": 96,
+    "vocab": 4096,
+}
+
+
+def _publish_fp8(
+    hub: FakeHub, tmp_path: Path, config_change: dict | None = None, extra_tensor: bool = False
+) -> tuple[str, dict, dict]:
+    config, tensors = fp8_moe(**FP8_SHAPE)
+    config["quantization_config"] |= config_change or {}
+    if extra_tensor:  # a bias the config does not declare
+        tensors["model.layers.0.self_attn.o_proj.bias"] = ("BF16", [FP8_SHAPE["hidden"]])
+    files = sharded_files(tmp_path / "fp8", tensors, 4)
+    files |= {"README.md": card(), "config.json": json.dumps(config)}
+    return hub.commit("org/fp8-moe", files), tensors, config
+
+
+def _count_read_from_every_header(hub: FakeHub, sha: str) -> tuple[int, dict]:
+    from cardaudit.extract import build_facts
+
+    hub.without_safetensors_totals.add(sha)
+    evidence = acquire(AuditRequest(target="org/fp8-moe", code_discovery=False))
+    hub.without_safetensors_totals.discard(sha)
+    params = build_facts(evidence).parameters
+    assert params.source == "safetensors" and evidence.safetensors_totals is None
+    return params.total, dict(params.by_dtype)
+
+
+def test_fp8_per_expert_repo_is_counted_exactly_well_under_the_budget(
+    hub: FakeHub, tmp_path: Path
+) -> None:
+    sha, tensors, config = _publish_fp8(hub, tmp_path)
+    code, data, _ = audit_json("org/fp8-moe", "--no-code-discovery")
+    assert code == 0 and data["target"]["revision"] == sha
+    params = data["facts"]["parameters"]
+    details = params["details"]
+    assert params["source"] == "hub"
+    assert details["method"] == "config count verified against Hub dtype totals"
+    assert details["headers_read"] == 0 and details["header_bytes"] > 512 * 1024
+    # Only the 8-byte header lengths of the shards, and no index, crossed the wire.
+    assert all(reads == [("bytes=0-7", 8)] for reads in _shard_gets(hub).values())
+    assert hub.weight_bytes() == 4 * 8
+    assert not hub.requests("GET", "model.safetensors.index.json")
+    assert hub.body_bytes() < 100_000
+    # Exact: the same figures as reading every header (scales excluded, F8 kept as stored).
+    scales = sum(n for name, n in _elements(tensors).items() if name.endswith("_scale_inv"))
+    assert details["scale_elements"] == scales
+    assert params["total"] == sum(_elements(tensors).values()) - scales
+    expected = count_from_config(config)
+    assert expected is not None and params["total"] == expected.total
+    assert params["active"] == expected.active and details["active_source"] == "config"
+    assert (params["total"], params["by_dtype"]) == _count_read_from_every_header(hub, sha)
+    assert data["facts"]["memory"]["weight_bytes"] == details["stored_bytes"]
+    jsonschema.validate(data, json.loads((ROOT / "docs" / "report.schema.json").read_text()))
+
+
+@pytest.mark.parametrize(
+    ("config_change", "extra_tensor"),
+    [
+        ({"weight_block_size": [64, 64]}, False),  # the scale equation fails
+        ({}, True),  # F8 holds, but a tensor the config does not know breaks the rest
+        ({"modules_to_not_convert": ["model.layers.0.self_attn.q_proj"]}, False),
+    ],
+)
+def test_fp8_totals_that_fail_an_equation_fall_back_to_every_header(
+    hub: FakeHub, tmp_path: Path, config_change: dict, extra_tensor: bool
+) -> None:
+    _, tensors, _ = _publish_fp8(hub, tmp_path, config_change, extra_tensor)
+    evidence = acquire(AuditRequest(target="org/fp8-moe", code_discovery=False))
+    assert evidence.safetensors_totals is None
+    assert sum(len(h.tensors) for h in evidence.safetensors) == len(tensors)
+    from cardaudit.extract import build_facts
+
+    params = build_facts(evidence).parameters
+    scales = sum(n for name, n in _elements(tensors).items() if name.endswith("_scale_inv"))
+    total = sum(_elements(tensors).values()) - scales
+    assert (params.source, params.total) == ("safetensors", total)
+    assert hub.weight_bytes() > 512 * 1024
+
+
+def _elements(tensors: dict[str, tuple[str, list[int]]]) -> dict[str, int]:
+    counts = {}
+    for name, (_, shape) in tensors.items():
+        count = 1
+        for dim in shape:
+            count *= dim
+        counts[name] = count
+    return counts

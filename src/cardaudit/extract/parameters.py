@@ -197,6 +197,8 @@ def from_hub_totals(
     split by model part, so ``active`` comes from config.json (``details.active_source``)."""
     if totals is None or not totals.total:
         return None
+    if totals.method == "fp8-block":
+        return _from_verified_totals(totals, config)
     details = {
         "method": (
             "parameter totals the Hub computed from every shard header (model_info "
@@ -211,6 +213,42 @@ def from_hub_totals(
         "active_convention": ACTIVE_CONVENTION,
     }
     return ParameterFacts(totals.total, None, dict(totals.parameters), "hub", details)
+
+
+def _from_verified_totals(
+    totals: SafetensorsTotals, config: Mapping[str, Any] | None
+) -> ParameterFacts | None:
+    """The config count of an FP8 block-scaled repo, proven exact by the Hub's per-dtype
+    totals (:func:`cardaudit.extract.quant_totals.verify_fp8_block`)."""
+    from cardaudit.extract.quant_totals import METHOD, verify_fp8_block
+
+    verified = verify_fp8_block(config, totals.parameters)
+    if verified is None:
+        return None
+    details = {
+        "method": METHOD,
+        "verification": (
+            "F8_E4M3 total = the linear weights the config quantizes; F32 total holds their "
+            "block scales (ceil(out/block) x ceil(in/block) each); all elements minus the "
+            "scales = the config count (MTP included) + stored buffers; the Hub's totals are "
+            "bound to this commit by the shard sizes"
+        ),
+        "headers_read": 0,
+        "shards": len(totals.files),
+        "header_bytes": totals.header_bytes,
+        "stored_bytes": totals.data_bytes,
+        "hub_totals": dict(totals.parameters),
+        "quantized_weights": verified.quantized,
+        "scale_elements": verified.scales,
+        "stored_buffers": verified.buffers,
+        "aux_bytes": 4 * verified.scales,  # F32 weight_scale_inv blocks
+        "mtp": verified.mtp,
+        "experts": verified.experts,
+        "language_model": verified.total - verified.mtp,
+        "why": "headers too large to read within the transfer budget (one tensor per expert)",
+        "active_convention": ACTIVE_CONVENTION,
+    }
+    return ParameterFacts(verified.total, None, dict(verified.by_dtype), "hub", details)
 
 
 def _header_only(header: SafetensorsHeader) -> bool:

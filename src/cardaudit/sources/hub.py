@@ -84,6 +84,9 @@ INDEX_BUDGET = 256 * 1024
 #: Dtypes whose stored elements are the logical parameters (nothing packed, no scale
 #: tensors): the only ones for which the Hub's element totals are cardaudit's exact count.
 PLAIN_WIDTHS = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "BOOL": 1}
+#: FP8 block-scaled repos: the totals count FP8 weights and their F32 scales too, so they are
+#: used only when they prove the config count exact (:func:`verify_fp8_block`).
+FP8_WIDTHS = {**PLAIN_WIDTHS, "F8_E4M3": 1}
 
 
 def header_cache_path(repo_id: str, sha: str, path: str, suffix: str = ".json") -> Path:
@@ -108,21 +111,23 @@ class HeaderProbe:
     header: SafetensorsHeader | None = None
 
 
-def bind_totals(hub_totals: Any, probes: list[HeaderProbe]) -> SafetensorsTotals | None:
-    """The Hub's totals, if they are exact for these shards: plain dtypes only, and the
-    listed sizes minus the header lengths equal the parameters times their widths."""
+def bind_totals(
+    hub_totals: Any, probes: list[HeaderProbe], widths: dict[str, int] = PLAIN_WIDTHS
+) -> SafetensorsTotals | None:
+    """The Hub's totals, if they are exact for these shards: dtypes in ``widths`` only, and
+    the listed sizes minus the header lengths equal the elements times their widths."""
     parameters = getattr(hub_totals, "parameters", None)
     total = getattr(hub_totals, "total", None)
     if not isinstance(parameters, dict) or not isinstance(total, int) or not parameters:
         return None
-    if any(d not in PLAIN_WIDTHS or not isinstance(n, int) for d, n in parameters.items()):
+    if any(d not in widths or not isinstance(n, int) for d, n in parameters.items()):
         return None
     if sum(parameters.values()) != total:
         return None
     if any(p.length is None or (p.header is not None and p.header.error) for p in probes):
         return None
     data = sum(p.entry.size - 8 - (p.length or 0) for p in probes)
-    if data != sum(n * PLAIN_WIDTHS[d] for d, n in parameters.items()):
+    if data != sum(n * widths[d] for d, n in parameters.items()):
         return None
     return SafetensorsTotals(
         frozen_mapping(dict(sorted(parameters.items()))),
@@ -313,13 +318,16 @@ class HubSource:
         files: list[FileEntry],
         index: dict | None,
         hub_totals: Any = None,
+        config: dict | None = None,
     ) -> tuple[list[SafetensorsHeader], SafetensorsTotals | None, str | None]:
         """Headers of the repo's .safetensors files, each read by HTTP Range.
 
         Every header's length is read first (8 bytes, or a lower bound of the header from
         the index). When they add up to more than :data:`HEADER_BUDGET` and the Hub's totals
         are exact for these files (:func:`bind_totals`), no header is read further and the
-        totals are returned instead; otherwise every header is read in full.
+        totals are returned instead; otherwise every header is read in full. A quantized
+        repo's totals (``config`` has a ``quantization_config``) count weights, scales and the
+        rest: they are used only when they prove the config count exact (FP8 block-scaled).
         """
         shards = [entry for entry in files if entry.path.endswith(".safetensors")]
         note = None
@@ -344,7 +352,7 @@ class HubSource:
             )
         header_bytes = sum(p.length or 0 for p in probes)
         if header_bytes > HEADER_BUDGET:
-            totals = bind_totals(hub_totals, probes)
+            totals = usable_totals(hub_totals, probes, config)
             if totals is not None:
                 return [], totals, note
         done = [0]
@@ -483,9 +491,10 @@ class HubSource:
             if note:
                 skipped["README.md (history)"] = note
         index = _json_object(texts.get("model.safetensors.index.json"))
-        if quantized(texts):
-            hub_totals = None  # the Hub counts packed elements and scales: not parameters
-        headers, totals, note = self.headers(ref.repo_id, sha, files, index, hub_totals)
+        config = _json_object(texts.get("config.json"))
+        if quantized(texts) and not isinstance((config or {}).get("quantization_config"), dict):
+            hub_totals = None  # a separate quantization file: the config cannot verify them
+        headers, totals, note = self.headers(ref.repo_id, sha, files, index, hub_totals, config)
         if note:
             skipped["*.safetensors (headers)"] = note
         for entry in (entry for entry in files if is_large_index(entry) and wanted_file(entry)):
@@ -500,7 +509,8 @@ class HubSource:
                 skipped[entry.path] = (
                     f"{entry.size:,} bytes, over the {INDEX_BUDGET:,}-byte index budget: not "
                     f"fetched (the {len(totals.files)} shard headers total "
-                    f"{totals.header_bytes:,} bytes; parameter totals came from the Hub)"
+                    f"{totals.header_bytes:,} bytes; parameter totals came from the Hub"
+                    + (", verified against the config count)" if totals.method != "plain" else ")")
                 )
         ggufs, note = self.gguf_headers(ref.repo_id, sha, files)
         if note:
@@ -524,6 +534,22 @@ class HubSource:
         target = Target("hub", ref.repo_id, None, sha)
         evidence = assemble(target, snapshot, headers=headers, problems=problems)
         return replace(evidence, gguf=tuple(ggufs), safetensors_totals=totals)
+
+
+def usable_totals(
+    hub_totals: Any, probes: list[HeaderProbe], config: dict | None
+) -> SafetensorsTotals | None:
+    """The Hub's totals bound to these shards, when they give an exact count: as they are
+    for plain repos; for an FP8 block-scaled repo, only if they prove the config count."""
+    from cardaudit.extract.quant_totals import verify_fp8_block
+
+    quant = (config or {}).get("quantization_config")
+    if not isinstance(quant, dict):
+        return bind_totals(hub_totals, probes)
+    totals = bind_totals(hub_totals, probes, FP8_WIDTHS)
+    if totals is None or verify_fp8_block(config, totals.parameters) is None:
+        return None  # GPTQ / AWQ, or an equation failed: the headers are read in full
+    return replace(totals, method="fp8-block")
 
 
 def _json_object(text: TextFile | None) -> dict | None:
