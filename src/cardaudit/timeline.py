@@ -279,17 +279,6 @@ def _event(audit: AuditRecord, kind: str, message: str, **extra: Any) -> Event:
     return Event(at, audit.id, audit.revision, kind, message, **extra)
 
 
-def _promise_detail(promise: PromiseRecord) -> dict[str, Any]:
-    return {
-        "artifact": promise.artifact,
-        "item": promise.item,
-        "text": promise.text,
-        "status": promise.status,
-        "first_seen": promise.first_seen,
-        "reason": promise.reason,
-    }
-
-
 def _finding_detail(finding: FindingRecord) -> dict[str, Any]:
     return {"message": finding.message, "evidence": finding.evidence}
 
@@ -320,7 +309,7 @@ def diff_events(diff: AuditDiff) -> list[Event]:
                 f"promise appeared ({promise.artifact}, {promise.status}): {promise.text}",
                 at=_when(promise, new),
                 where=promise.where(),
-                detail=_promise_detail(promise),
+                detail=promise.detail(),
             )
         )
     for change in diff.promises_delivered:
@@ -333,7 +322,7 @@ def diff_events(diff: AuditDiff) -> list[Event]:
                 + (f" — {change.after.reason}" if change.after.reason else ""),
                 where=change.after.where(),
                 detail={
-                    **_promise_detail(change.after),
+                    **change.after.detail(),
                     "previous_status": change.before.status,
                     "still_stated": not change.removed,
                 },
@@ -347,7 +336,7 @@ def diff_events(diff: AuditDiff) -> list[Event]:
                 f"promise {change.before.status} → {change.after.status} "
                 f"({change.after.artifact}): {change.after.text}",
                 where=change.after.where(),
-                detail={**_promise_detail(change.after), "previous_status": change.before.status},
+                detail={**change.after.detail(), "previous_status": change.before.status},
             )
         )
     for promise in diff.promises_dropped:
@@ -358,7 +347,7 @@ def diff_events(diff: AuditDiff) -> list[Event]:
                 "promise_dropped",
                 f"promise dropped from the text ({promise.artifact}, {note}): {promise.text}",
                 where=promise.where(),
-                detail=_promise_detail(promise),
+                detail=promise.detail(),
             )
         )
     for finding in diff.findings_added:
@@ -425,7 +414,7 @@ def first_audit_events(audit: AuditRecord) -> list[Event]:
                 f"promise appeared ({promise.artifact}, {promise.status}): {promise.text}",
                 at=_when(promise, audit),
                 where=promise.where(),
-                detail=_promise_detail(promise),
+                detail=promise.detail(),
             )
         )
     return events

@@ -9,7 +9,8 @@ from cardaudit.model import Evidence, Facts, Hit
 from cardaudit.rules import Rule
 
 
-def _problems(evidence: Evidence, rule: Rule) -> Iterator[Hit]:
+def recorded_problems(evidence: Evidence, rule: Rule) -> Iterator[Hit]:
+    """Hits for the problems sources recorded under ``rule`` (the model's and its bases')."""
     for problem in evidence.problems:
         if problem.rule_id == rule.id:
             yield Hit(problem.message, problem.location, problem.evidence)
@@ -25,14 +26,14 @@ def _problems(evidence: Evidence, rule: Rule) -> Iterator[Hit]:
 
 @check("SRC001")
 def model_card_missing(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    yield from _problems(evidence, rule)
+    yield from recorded_problems(evidence, rule)
 
 
 @check("SRC002")
 def front_matter_invalid(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    yield from _problems(evidence, rule)
+    yield from recorded_problems(evidence, rule)
 
 
 @check("SRC003")
 def file_unreadable(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    yield from _problems(evidence, rule)
+    yield from recorded_problems(evidence, rule)

@@ -50,12 +50,7 @@ def finding_to_json(finding: FindingRecord) -> dict[str, Any]:
 
 def promise_to_json(promise: PromiseRecord) -> dict[str, Any]:
     return {
-        "artifact": promise.artifact,
-        "item": promise.item,
-        "text": promise.text,
-        "status": promise.status,
-        "first_seen": promise.first_seen,
-        "reason": promise.reason,
+        **promise.detail(),
         "location": {"path": promise.path, "line": promise.line, "repo": promise.repo},
     }
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from cardaudit.model import PriorAudit, Target
+from cardaudit.model import Location, PriorAudit, Target
 
 
 @dataclass(frozen=True)
@@ -37,10 +37,8 @@ class FindingRecord:
         return (self.rule_id, self.repo, self.path, self.message)
 
     def where(self) -> str:
-        if self.path is None:
-            return "-"
-        text = self.path if self.line is None else f"{self.path}:{self.line}"
-        return text if self.repo == "model" else f"{self.repo}:{text}"
+        """``path:line`` as reports show it (a ``code:`` / ``base:`` prefix for other repos)."""
+        return Location(self.path, self.line, repo=self.repo).display()
 
 
 @dataclass(frozen=True)
@@ -68,10 +66,19 @@ class PromiseRecord:
         return (self.repo, self.artifact, _words(self.text))
 
     def where(self) -> str:
-        if self.path is None:
-            return "-"
-        text = self.path if self.line is None else f"{self.path}:{self.line}"
-        return text if self.repo == "model" else f"{self.repo}:{text}"
+        """``path:line`` as reports show it (a ``code:`` / ``base:`` prefix for other repos)."""
+        return Location(self.path, self.line, repo=self.repo).display()
+
+    def detail(self) -> dict[str, Any]:
+        """The promise as timeline and diff JSON carry it (without its location)."""
+        return {
+            "artifact": self.artifact,
+            "item": self.item,
+            "text": self.text,
+            "status": self.status,
+            "first_seen": self.first_seen,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
