@@ -69,6 +69,15 @@ def test_packed_int4_is_unpacked(qweight_shape: tuple[int, int]) -> None:
     assert counted["aux_tensors"] == 3
 
 
+def test_3_bit_gptq_values_straddle_int32_words() -> None:
+    """3-bit GPTQ packs 32 values into three int32 words: 32/3 per element, not 10."""
+    counted = count_tensors(
+        header(("model.layers.0.mlp.up_proj.qweight", "I32", (4096 * 3 // 32, 11008))).tensors,
+        {"quantization_config": {"quant_method": "gptq", "bits": 3, "group_size": 128}},
+    )
+    assert counted["by_dtype"] == {"INT3": 4096 * 11008}
+
+
 def test_mxfp4_blocks_hold_two_values_per_byte() -> None:
     gpt_oss = config("openai__gpt-oss-20b")
     facts = from_headers(

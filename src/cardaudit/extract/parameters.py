@@ -30,7 +30,7 @@ from cardaudit.extract.quantization import (
     config_dtype,
     is_aux_tensor,
     logical_dtype,
-    packing_factor,
+    logical_elements,
     quantization_of,
 )
 from cardaudit.model import (
@@ -125,7 +125,7 @@ def count_tensors(
         if tensor.dtype in UNPACKED_DTYPES:  # fast path: floats are never packed
             logical, label = elements, tensor.dtype
         else:
-            logical = elements * packing_factor(tensor.name, tensor.dtype, quant.bits)
+            logical = logical_elements(tensor.name, tensor.dtype, quant.bits, elements)
             label = logical_dtype(tensor.name, tensor.dtype, quant.bits)
         by_dtype[label] += logical
         parts[tensor_part(tensor.name, num_layers)] += logical

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 #: Bytes per element of every safetensors dtype (sub-byte types rounded per element).
@@ -127,14 +128,20 @@ def is_aux_tensor(name: str) -> bool:
     return name.endswith(AUX_SUFFIXES)
 
 
-def packing_factor(name: str, dtype: str, bits: int | None) -> int:
-    """Logical parameters held by one stored element of tensor ``name``."""
+def packing_factor(name: str, dtype: str, bits: int | None) -> Fraction:
+    """Logical parameters held by one stored element of tensor ``name`` (32/3 for 3-bit
+    GPTQ, whose values straddle the int32 words)."""
     if _MXFP4_BLOCKS.search(name) and dtype == "U8":
-        return 2
+        return Fraction(2)
     if _PACKED_INT.search(name) and dtype in ("I32", "U32", "I8", "U8"):
         width = int(DTYPE_BYTES[dtype] * 8)
-        return max(width // (bits or 4), 1)
-    return 1
+        return max(Fraction(width, bits or 4), Fraction(1))
+    return Fraction(1)
+
+
+def logical_elements(name: str, dtype: str, bits: int | None, elements: int) -> int:
+    """Logical parameters held by ``elements`` stored elements of tensor ``name``."""
+    return int(elements * packing_factor(name, dtype, bits))
 
 
 def logical_dtype(name: str, dtype: str, bits: int | None) -> str:
