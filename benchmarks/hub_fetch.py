@@ -6,11 +6,13 @@ took, next to what `snapshot_download` would transfer (its own dry run). Two ten
 fused experts (one tensor per matrix family, ~340 header entries) and one tensor per expert
 (~32,500 entries: 4 MB of headers and a 2.9 MB index); ``fp8-per-expert`` (not in ``both``):
 an FP8 block-scaled MoE of ~35B parameters, one tensor per expert plus its F32 scale
-(~61,000 entries), counted from config.json verified against the Hub's dtype totals. The
-shards are sparse files with real safetensors headers, created in a temp dir and deleted
-afterwards.
+(~61,000 entries), and ``gptq-per-expert`` (not in ``both``): the same MoE in GPTQ int4,
+group size 128 (qweight, qzeros, scales and g_idx per linear: ~124,000 entries), both
+counted from config.json verified against the Hub's dtype totals. The shards are sparse
+files with real safetensors headers, created in a temp dir and deleted afterwards.
 
-    python benchmarks/hub_fetch.py [--shards 15] [--layout fused|per-expert|fp8-per-expert|both]
+    python benchmarks/hub_fetch.py [--shards 15]
+        [--layout fused|per-expert|fp8-per-expert|gptq-per-expert|both]
 """
 
 from __future__ import annotations
@@ -41,7 +43,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shards", type=int, default=15)
     parser.add_argument(
-        "--layout", choices=("fused", "per-expert", "fp8-per-expert", "both"), default="both"
+        "--layout",
+        choices=("fused", "per-expert", "fp8-per-expert", "gptq-per-expert", "both"),
+        default="both",
     )
     args = parser.parse_args()
 
@@ -75,15 +79,27 @@ def main() -> None:
 def run(hub, work: Path, shards: int, layout: str) -> None:
     import json
 
+    from cardaudit.extract.quantization import is_aux_tensor
     from cardaudit.pipeline import audit
     from cardaudit.sources import AuditRequest
-    from hub_repos import card, fp8_moe, moe_config, moe_tensors, per_expert_tensors, publish_model
+    from hub_repos import (
+        card,
+        fp8_moe,
+        moe_config,
+        moe_tensors,
+        packed_int_moe,
+        per_expert_tensors,
+        publish_model,
+    )
 
     os.environ["HF_HUB_CACHE"] = str(work / "hf-cache")
     os.environ["CARDAUDIT_CACHE"] = str(work / "cardaudit-cache")
     if layout == "fp8-per-expert":
         fp8_config, tensors = fp8_moe(**FP8_SHAPE)
         config = {"config.json": json.dumps(fp8_config, indent=2)}
+    elif layout == "gptq-per-expert":
+        gptq_config, tensors = packed_int_moe("gptq", **FP8_SHAPE, group=128)
+        config = {"config.json": json.dumps(gptq_config, indent=2)}
     else:
         tensors = (per_expert_tensors if layout == "per-expert" else moe_tensors)(**SHAPE)
         config = {"config.json": moe_config(**SHAPE)}
@@ -92,7 +108,8 @@ def run(hub, work: Path, shards: int, layout: str) -> None:
         count = 1
         for dim in shape:
             count *= dim
-        params += 0 if name.endswith("_scale_inv") else count  # scales: storage, not params
+        # Scales, zero points and indices are storage, not parameters; qweight holds 8 int4.
+        params += 0 if is_aux_tensor(name) else count * (8 if name.endswith(".qweight") else 1)
     base, model = f"bench/{layout}-base-35b", f"bench/{layout}-moe-35b"
     publish_model(hub, base, work / "base", tensors=tensors, shards=shards, extra=config)
     publish_model(

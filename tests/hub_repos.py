@@ -7,12 +7,13 @@ Used by the Hub tests and by ``benchmarks/hub_fetch.py``. Shards are created in 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from hub_server import FakeHub, write_sparse_safetensors
 
 LICENCE = Path(__file__).resolve().parents[1] / "fixtures" / "clover" / "model" / "LICENSE"
-WIDTH = {"BF16": 2, "F32": 4, "F8_E4M3": 1}
+WIDTH = {"BF16": 2, "F16": 2, "F32": 4, "I32": 4, "F8_E4M3": 1}
 
 
 def card(
@@ -98,13 +99,28 @@ def per_expert_tensors(
     return tensors
 
 
-def fp8_moe(
-    layers: int, hidden: int, heads: int, kv_heads: int, experts: int, expert_dim: int, vocab: int
-) -> tuple[dict, dict[str, tuple[str, list[int]]]]:
-    """A Qwen3-MoE FP8 checkpoint laid out like the real ``-FP8`` releases: every attention
-    and expert linear in F8_E4M3 with an F32 ``weight_scale_inv`` of 128x128 blocks, one
-    tensor per expert; embeddings, LM head, router and norms in BF16. Returns (config,
-    tensors)."""
+Tensors = dict[str, tuple[str, list[int]]]
+#: Writes one linear (name, out, in, quantized?) as the tensors a checkpoint stores for it.
+LinearWriter = Callable[[str, int, int, bool], Tensors]
+
+
+def qwen3_moe_checkpoint(
+    linear: LinearWriter,
+    float_dtype: str,
+    quantization: dict,
+    *,
+    layers: int,
+    hidden: int,
+    heads: int,
+    kv_heads: int,
+    experts: int,
+    expert_dim: int,
+    vocab: int,
+    quantize_attention: bool = True,
+) -> tuple[dict, Tensors]:
+    """A quantized Qwen3-MoE checkpoint, one tensor per expert: attention and expert linears
+    written by ``linear``; embeddings, LM head, routers and norms in ``float_dtype``.
+    Returns (config, tensors)."""
     head_dim = hidden // heads
     config = {
         "architectures": ["Qwen3MoeForCausalLM"],
@@ -120,45 +136,99 @@ def fp8_moe(
         "num_experts_per_tok": 8,
         "vocab_size": vocab,
         "tie_word_embeddings": False,
-        "torch_dtype": "bfloat16",
-        "quantization_config": {
-            "quant_method": "fp8",
-            "fmt": "e4m3",
-            "activation_scheme": "dynamic",
-            "weight_block_size": [128, 128],
-        },
+        "torch_dtype": {"BF16": "bfloat16", "F16": "float16"}[float_dtype],
+        "quantization_config": quantization,
     }
+    tensors: Tensors = {
+        "model.embed_tokens.weight": (float_dtype, [vocab, hidden]),
+        "lm_head.weight": (float_dtype, [vocab, hidden]),
+        "model.norm.weight": (float_dtype, [hidden]),
+    }
+    attention = quantize_attention
+    for i in range(layers):
+        p = f"model.layers.{i}"
+        tensors |= {
+            f"{p}.input_layernorm.weight": (float_dtype, [hidden]),
+            f"{p}.post_attention_layernorm.weight": (float_dtype, [hidden]),
+            f"{p}.self_attn.q_norm.weight": (float_dtype, [head_dim]),
+            f"{p}.self_attn.k_norm.weight": (float_dtype, [head_dim]),
+            **linear(f"{p}.self_attn.q_proj", heads * head_dim, hidden, attention),
+            **linear(f"{p}.self_attn.k_proj", kv_heads * head_dim, hidden, attention),
+            **linear(f"{p}.self_attn.v_proj", kv_heads * head_dim, hidden, attention),
+            **linear(f"{p}.self_attn.o_proj", hidden, heads * head_dim, attention),
+            f"{p}.mlp.gate.weight": (float_dtype, [experts, hidden]),
+        }
+        for e in range(experts):
+            tensors |= linear(f"{p}.mlp.experts.{e}.gate_proj", expert_dim, hidden, True)
+            tensors |= linear(f"{p}.mlp.experts.{e}.up_proj", expert_dim, hidden, True)
+            tensors |= linear(f"{p}.mlp.experts.{e}.down_proj", hidden, expert_dim, True)
+    return config, tensors
 
-    def fp8(name: str, out: int, inp: int) -> dict[str, tuple[str, list[int]]]:
+
+def fp8_moe(**shape: int) -> tuple[dict, Tensors]:
+    """A Qwen3-MoE FP8 checkpoint laid out like the real ``-FP8`` releases: every attention
+    and expert linear in F8_E4M3 with an F32 ``weight_scale_inv`` of 128x128 blocks, one
+    tensor per expert; embeddings, LM head, router and norms in BF16. Returns (config,
+    tensors)."""
+
+    def fp8(name: str, out: int, inp: int, quantized: bool) -> Tensors:
+        if not quantized:
+            return {f"{name}.weight": ("BF16", [out, inp])}
         blocks = [-(-out // 128), -(-inp // 128)]
         return {
             f"{name}.weight": ("F8_E4M3", [out, inp]),
             f"{name}.weight_scale_inv": ("F32", blocks),
         }
 
-    tensors: dict[str, tuple[str, list[int]]] = {
-        "model.embed_tokens.weight": ("BF16", [vocab, hidden]),
-        "lm_head.weight": ("BF16", [vocab, hidden]),
-        "model.norm.weight": ("BF16", [hidden]),
+    quantization = {
+        "quant_method": "fp8",
+        "fmt": "e4m3",
+        "activation_scheme": "dynamic",
+        "weight_block_size": [128, 128],
     }
-    for i in range(layers):
-        p = f"model.layers.{i}"
-        tensors |= {
-            f"{p}.input_layernorm.weight": ("BF16", [hidden]),
-            f"{p}.post_attention_layernorm.weight": ("BF16", [hidden]),
-            f"{p}.self_attn.q_norm.weight": ("BF16", [head_dim]),
-            f"{p}.self_attn.k_norm.weight": ("BF16", [head_dim]),
-            **fp8(f"{p}.self_attn.q_proj", heads * head_dim, hidden),
-            **fp8(f"{p}.self_attn.k_proj", kv_heads * head_dim, hidden),
-            **fp8(f"{p}.self_attn.v_proj", kv_heads * head_dim, hidden),
-            **fp8(f"{p}.self_attn.o_proj", hidden, heads * head_dim),
-            f"{p}.mlp.gate.weight": ("BF16", [experts, hidden]),
+    return qwen3_moe_checkpoint(fp8, "BF16", quantization, **shape)
+
+
+def packed_int_moe(
+    method: str,
+    *,
+    group: int = 64,
+    quantize_attention: bool = True,
+    zero_biases: bool = False,
+    **shape: int,
+) -> tuple[dict, Tensors]:
+    """A Qwen3-MoE int4 checkpoint in GPTQ or AWQ (GEMM) layout, one tensor per expert, as
+    the quantizers write it: each quantized linear becomes ``qweight`` (I32, eight int4 per
+    element; GPTQ packs along the input, AWQ along the output), ``qzeros`` (I32, packed, one
+    row per group), ``scales`` (F16, one row per group) and, for GPTQ, ``g_idx`` (I32, one
+    per input). Embeddings, LM head, routers and norms stay F16. ``zero_biases``: a zero
+    F16 ``bias`` beside every quantized linear, as older GPTQ tools wrote. Returns (config,
+    tensors)."""
+    quantization = {"quant_method": method, "bits": 4, "group_size": group}
+    if method == "gptq":
+        quantization |= {"desc_act": False, "sym": True, "checkpoint_format": "gptq"}
+    else:
+        quantization |= {"version": "gemm", "zero_point": True}
+
+    def int4(name: str, out: int, inp: int, quantized: bool) -> Tensors:
+        if not quantized:
+            return {f"{name}.weight": ("F16", [out, inp])}
+        groups = -(-inp // group)
+        packed = [inp // 8, out] if method == "gptq" else [inp, out // 8]
+        tensors: Tensors = {
+            f"{name}.qweight": ("I32", packed),
+            f"{name}.qzeros": ("I32", [groups, out // 8]),
+            f"{name}.scales": ("F16", [groups, out]),
         }
-        for e in range(experts):
-            tensors |= fp8(f"{p}.mlp.experts.{e}.gate_proj", expert_dim, hidden)
-            tensors |= fp8(f"{p}.mlp.experts.{e}.up_proj", expert_dim, hidden)
-            tensors |= fp8(f"{p}.mlp.experts.{e}.down_proj", hidden, expert_dim)
-    return config, tensors
+        if method == "gptq":
+            tensors[f"{name}.g_idx"] = ("I32", [inp])
+        if zero_biases:
+            tensors[f"{name}.bias"] = ("F16", [out])
+        return tensors
+
+    return qwen3_moe_checkpoint(
+        int4, "F16", quantization, quantize_attention=quantize_attention, **shape
+    )
 
 
 def shard(tensors: dict[str, tuple[str, list[int]]], count: int) -> list[dict]:

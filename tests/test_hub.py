@@ -20,6 +20,7 @@ from hub_repos import (
     fp8_moe,
     moe_config,
     moe_tensors,
+    packed_int_moe,
     per_expert_tensors,
     publish_model,
     sharded_files,
@@ -490,14 +491,20 @@ def _publish_fp8(
     return hub.commit("org/fp8-moe", files), tensors, config
 
 
-def _count_read_from_every_header(hub: FakeHub, sha: str) -> tuple[int, dict]:
+def _read_from_every_header(hub: FakeHub, sha: str, repo: str = "org/fp8-moe"):
+    """The parameter facts of ``repo`` when the Hub offers no totals: every header read."""
     from cardaudit.extract import build_facts
 
     hub.without_safetensors_totals.add(sha)
-    evidence = acquire(AuditRequest(target="org/fp8-moe", code_discovery=False))
+    evidence = acquire(AuditRequest(target=repo, code_discovery=False))
     hub.without_safetensors_totals.discard(sha)
     params = build_facts(evidence).parameters
     assert params.source == "safetensors" and evidence.safetensors_totals is None
+    return params
+
+
+def _count_read_from_every_header(hub: FakeHub, sha: str) -> tuple[int, dict]:
+    params = _read_from_every_header(hub, sha)
     return params.total, dict(params.by_dtype)
 
 
@@ -561,3 +568,103 @@ def _elements(tensors: dict[str, tuple[str, list[int]]]) -> dict[str, int]:
             count *= dim
         counts[name] = count
     return counts
+
+
+#: A GPTQ / AWQ int4 MoE, one tensor per expert: ~12,500 header entries (~1.3 MB of headers).
+PACKED_SHAPE = {
+    "layers": 8,
+    "hidden": 256,
+    "heads": 4,
+    "kv_heads": 2,
+    "experts": 128,
+    "expert_dim": 128,
+    "vocab": 4096,
+}
+
+
+def _publish_packed(
+    hub: FakeHub,
+    tmp_path: Path,
+    method: str,
+    config_change: dict | None = None,
+    change_tensors=None,
+    **options,
+) -> tuple[str, dict, dict]:
+    config, tensors = packed_int_moe(method, **PACKED_SHAPE, **options)
+    config["quantization_config"] |= config_change or {}
+    if change_tensors is not None:
+        change_tensors(tensors)
+    files = sharded_files(tmp_path / "int4", tensors, 4)
+    files |= {"README.md": card(), "config.json": json.dumps(config)}
+    return hub.commit("org/int4-moe", files), tensors, config
+
+
+@pytest.mark.parametrize(
+    ("method", "options", "families"),
+    [
+        ("gptq", {}, ["attention", "experts"]),
+        ("awq", {}, ["attention", "experts"]),
+        ("gptq", {"quantize_attention": False}, ["experts"]),
+        ("awq", {"quantize_attention": False}, ["experts"]),
+        ("gptq", {"zero_biases": True}, ["attention", "experts"]),
+    ],
+)
+def test_gptq_and_awq_per_expert_repos_are_counted_exactly_well_under_the_budget(
+    hub: FakeHub, tmp_path: Path, method: str, options: dict, families: list[str]
+) -> None:
+    sha, tensors, config = _publish_packed(hub, tmp_path, method, **options)
+    code, data, _ = audit_json("org/int4-moe", "--no-code-discovery")
+    assert code == 0 and data["target"]["revision"] == sha
+    params = data["facts"]["parameters"]
+    details = params["details"]
+    assert params["source"] == "hub"
+    assert details["method"] == "config count verified against Hub dtype totals"
+    assert (details["scheme"], details["quantized_families"]) == (method, families)
+    assert details["headers_read"] == 0 and details["header_bytes"] > 512 * 1024
+    # Only the 8-byte header lengths of the shards, and no index, crossed the wire.
+    assert all(reads == [("bytes=0-7", 8)] for reads in _shard_gets(hub).values())
+    assert hub.weight_bytes() == 4 * 8
+    assert not hub.requests("GET", "model.safetensors.index.json")
+    assert hub.body_bytes() < 100_000
+    # Exact: the config count (plus any zero biases), and the very figures that reading
+    # every header gives: int4 unpacked, scales / zero points / g_idx as storage.
+    expected = count_from_config(config)
+    assert expected is not None
+    biases = sum(_elements({k: v for k, v in tensors.items() if k.endswith(".bias")}).values())
+    assert details["stored_buffers"] == biases
+    assert params["total"] == expected.total + biases
+    assert params["active"] == expected.active and details["active_source"] == "config"
+    headers = _read_from_every_header(hub, sha, "org/int4-moe")
+    assert (params["total"], params["by_dtype"]) == (headers.total, dict(headers.by_dtype))
+    assert set(params["by_dtype"]) == {"F16", "INT4"}
+    assert details["aux_bytes"] == headers.details["aux_bytes"]
+    assert data["facts"]["memory"]["weight_bytes"] == details["stored_bytes"]
+    jsonschema.validate(data, json.loads((ROOT / "docs" / "report.schema.json").read_text()))
+
+
+def _one_projection_left_in_f16(tensors: dict) -> None:
+    name = "model.layers.0.self_attn.q_proj"
+    for suffix in ("qweight", "qzeros", "scales", "g_idx"):
+        tensors.pop(f"{name}.{suffix}", None)
+    tensors[f"{name}.weight"] = ("F16", [PACKED_SHAPE["hidden"], PACKED_SHAPE["hidden"]])
+
+
+@pytest.mark.parametrize(
+    ("method", "config_change", "change_tensors"),
+    [
+        ("gptq", {"group_size": 128}, None),  # the zero-point and scale counts differ
+        ("awq", {"bits": 8}, None),  # AWQ is 4-bit only: not enumerated
+        ("gptq", {"checkpoint_format": "marlin"}, None),  # another layout
+        ("awq", {"version": "gemv"}, None),
+        ("gptq", {}, _one_projection_left_in_f16),  # no family-wide combination fits
+        ("awq", {}, lambda t: t.update({"model.extra.weight": ("F16", [7])})),
+    ],
+)
+def test_packed_int_totals_that_fail_an_equation_fall_back_to_every_header(
+    hub: FakeHub, tmp_path: Path, method: str, config_change: dict, change_tensors
+) -> None:
+    _, tensors, _ = _publish_packed(hub, tmp_path, method, config_change, change_tensors)
+    evidence = acquire(AuditRequest(target="org/int4-moe", code_discovery=False))
+    assert evidence.safetensors_totals is None
+    assert sum(len(h.tensors) for h in evidence.safetensors) == len(tensors)
+    assert hub.weight_bytes() > 512 * 1024

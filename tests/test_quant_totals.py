@@ -1,18 +1,30 @@
-"""Config counts of FP8 block-scaled repos verified against the Hub's per-dtype totals."""
+"""Config counts of quantized repos (FP8 block-scaled, GPTQ, AWQ) verified against the Hub's
+per-dtype totals."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+
 from cardaudit.extract.config_count import count_from_config
-from cardaudit.extract.quant_totals import verify_fp8_block
+from cardaudit.extract.quant_totals import (
+    PackedScheme,
+    linear_families,
+    verify_fp8_block,
+    verify_packed_int,
+    verify_quantized,
+)
 
 CONFIGS = Path(__file__).parent / "data" / "configs"
 #: The Hub's ``safetensors`` totals (model_info) of deepseek-ai/DeepSeek-V3: FP8 weights,
 #: BF16 embeddings / LM head / norms / routers, F32 weight_scale_inv blocks and routers'
-#: e_score_correction_bias (61 layers + 1 MTP layer, 685B stored elements).
+#: e_score_correction_bias (61 layers + 1 MTP layer, 685B stored elements). Several public
+#: copies of the API response (for V3 and R1, which share the architecture) give these
+#: figures and ``"total": 684531386000``.
 DEEPSEEK_V3_TOTALS = {"BF16": 3_918_786_560, "F8_E4M3": 680_571_043_840, "F32": 41_555_600}
+HUB_TOTAL = 684_531_386_000
 
 
 def _config(name: str) -> dict:
@@ -21,6 +33,7 @@ def _config(name: str) -> dict:
 
 def test_deepseek_v3_fp8_count_is_proven_by_the_hub_totals() -> None:
     config = _config("deepseek-ai__DeepSeek-V3")
+    assert sum(DEEPSEEK_V3_TOTALS.values()) == HUB_TOTAL
     verified = verify_fp8_block(config, DEEPSEEK_V3_TOTALS)
     assert verified is not None
     count = count_from_config(config)
@@ -63,3 +76,112 @@ def test_only_fp8_block_quantization_is_verified() -> None:
     no_block = _config("deepseek-ai__DeepSeek-V3")
     no_block["quantization_config"]["weight_block_size"] = "128"
     assert verify_fp8_block(no_block, DEEPSEEK_V3_TOTALS) is None
+
+
+#: The branch table of TheBloke/Genz-70b-GPTQ's model card (../shared/realworld): bits,
+#: group size and the published size of each branch's safetensors file, in GB.
+GENZ_BRANCHES = [(4, 128, "36.65"), (4, 32, "40.66"), (3, -1, "26.77"), (3, 128, "28.03")]
+
+
+def _packed_totals(config: dict, scheme: PackedScheme, families, zero_biases: bool) -> dict:
+    """The Hub's dtype totals for a checkpoint stored as cardaudit's equations say."""
+    layout = linear_families(config)
+    count = count_from_config(config)
+    assert layout is not None and count is not None
+    linears = layout.linears(families)
+    stored = [elements for out, inp in linears if (elements := scheme.stored(out, inp))]
+    assert len(stored) == len(linears)
+    packed = sum(i32 for i32, _ in stored)
+    scales = sum(s for _, s in stored)
+    quantized = sum(out * inp for out, inp in linears)
+    biases = sum(out for out, _ in linears) if zero_biases else 0
+    return {"I32": packed, "F16": count.total - quantized + scales + biases}
+
+
+@pytest.mark.parametrize(("bits", "group", "published"), GENZ_BRANCHES)
+def test_packed_storage_equations_reproduce_published_gptq_sizes(
+    bits: int, group: int, published: str
+) -> None:
+    """An outside check of the GPTQ equations (3-bit packing, g_idx, groups): the bytes they
+    predict for Genz-70B's four branches round to the sizes TheBloke published, once the
+    zero biases GPTQ-for-LLaMa / early AutoGPTQ wrote are counted; without them, none do."""
+    config = _config("repo__TheBloke__Genz-70b-GPTQ")
+    scheme = PackedScheme("gptq", bits, group)
+    families = ("attention", "dense_mlp")
+    with_biases = _packed_totals(config, scheme, families, zero_biases=True)
+    without = _packed_totals(config, scheme, families, zero_biases=False)
+    size = lambda totals: f"{(4 * totals['I32'] + 2 * totals['F16']) / 1e9:.2f}"  # noqa: E731
+    assert size(with_biases) == published
+    assert size(without) != published
+
+
+def test_genz_gptq_count_is_proven_by_its_totals() -> None:
+    config = _config("repo__TheBloke__Genz-70b-GPTQ")
+    count = count_from_config(config)
+    assert count is not None
+    scheme = PackedScheme("gptq", 4, 128)
+    totals = _packed_totals(config, scheme, ("attention", "dense_mlp"), zero_biases=True)
+    verified = verify_quantized(config, totals)
+    assert verified is not None and verified.scheme == "gptq"
+    assert verified.quantized_families == ("attention", "dense_mlp")  # not the LM head
+    biases = 80 * (8192 + 1024 + 1024 + 8192 + 2 * 28672 + 8192)  # each quantized output
+    assert verified.buffers == biases
+    assert verified.total == count.total + biases
+    assert verified.by_dtype == {
+        "F16": count.total - verified.quantized + biases,
+        "INT4": verified.quantized,
+    }
+    assert verified.quantized == 80 * (2 * 8192 * 8192 + 2 * 1024 * 8192 + 3 * 8192 * 28672)
+
+
+def test_any_failed_packed_equation_rejects_the_count() -> None:
+    config = _config("repo__TheBloke__Genz-70b-GPTQ")
+    totals = _packed_totals(config, PackedScheme("gptq", 4, 128), ("attention", "dense_mlp"), True)
+    assert verify_packed_int(config, totals) is not None
+    for dtype in totals:
+        for delta in (-1, 1):
+            changed = totals | {dtype: totals[dtype] + delta}
+            assert verify_packed_int(config, changed) is None, (dtype, delta)
+    assert verify_packed_int(config, totals | {"I8": 1}) is None
+    assert verify_packed_int(config, {"F16": totals["F16"]}) is None
+    for change in (
+        {"group_size": 64},
+        {"bits": 3},
+        {"checkpoint_format": "marlin"},
+        {"pack_dtype": "int16"},
+    ):
+        other = json.loads(json.dumps(config))
+        other["quantization_config"] |= change
+        assert verify_packed_int(other, totals) is None, change
+    assert verify_packed_int(config | {"num_hidden_layers": 79}, totals) is None
+
+
+def test_awq_and_mtp_layers_stored_or_dropped() -> None:
+    """DeepSeek-V3 in AWQ: MTP layers may be dropped; the count says which, exactly."""
+    config = _config("deepseek-ai__DeepSeek-V3")
+    config["quantization_config"] = {
+        "quant_method": "awq",
+        "bits": 4,
+        "group_size": 128,
+        "version": "gemm",
+    }
+    count = count_from_config(config)
+    assert count is not None
+    scheme = PackedScheme("awq", 4, 128)
+    families = ("attention", "dense_mlp", "experts", "shared_experts")
+    totals = _packed_totals(config, scheme, families, zero_biases=False)
+    # The MTP layer dropped (count.total has no MTP); the e_score_correction_bias of the
+    # 58 MoE decoder layers stored.
+    buffers = 58 * 256
+    dropped = totals | {"F16": totals["F16"] + buffers}
+    verified = verify_packed_int(config, dropped)
+    assert verified is not None and verified.mtp == 0
+    assert verified.total == count.total + buffers
+    assert verified.quantized_families == families
+    # The MTP layer kept and quantized like the decoder layers, with its bias buffer.
+    kept = _packed_totals(config, scheme, (*families, "mtp"), zero_biases=False)
+    kept["F16"] += count.components["mtp"] + 59 * 256
+    verified = verify_packed_int(config, kept)
+    assert verified is not None and verified.mtp == count.components["mtp"]
+    assert verified.total == count.total_with_mtp + 59 * 256
+    assert "mtp" in verified.quantized_families

@@ -197,7 +197,7 @@ def from_hub_totals(
     split by model part, so ``active`` comes from config.json (``details.active_source``)."""
     if totals is None or not totals.total:
         return None
-    if totals.method == "fp8-block":
+    if totals.method == "verified":
         return _from_verified_totals(totals, config)
     details = {
         "method": (
@@ -218,21 +218,18 @@ def from_hub_totals(
 def _from_verified_totals(
     totals: SafetensorsTotals, config: Mapping[str, Any] | None
 ) -> ParameterFacts | None:
-    """The config count of an FP8 block-scaled repo, proven exact by the Hub's per-dtype
-    totals (:func:`cardaudit.extract.quant_totals.verify_fp8_block`)."""
-    from cardaudit.extract.quant_totals import METHOD, verify_fp8_block
+    """The config count of a quantized repo, proven exact by the Hub's per-dtype totals
+    (:func:`cardaudit.extract.quant_totals.verify_quantized`)."""
+    from cardaudit.extract.quant_totals import METHOD, verify_quantized
 
-    verified = verify_fp8_block(config, totals.parameters)
+    verified = verify_quantized(config, totals.parameters)
     if verified is None:
         return None
     details = {
         "method": METHOD,
-        "verification": (
-            "F8_E4M3 total = the linear weights the config quantizes; F32 total holds their "
-            "block scales (ceil(out/block) x ceil(in/block) each); all elements minus the "
-            "scales = the config count (MTP included) + stored buffers; the Hub's totals are "
-            "bound to this commit by the shard sizes"
-        ),
+        "scheme": verified.scheme,
+        "verification": verified.verification,
+        "quantized_families": list(verified.quantized_families),
         "headers_read": 0,
         "shards": len(totals.files),
         "header_bytes": totals.header_bytes,
@@ -241,7 +238,7 @@ def _from_verified_totals(
         "quantized_weights": verified.quantized,
         "scale_elements": verified.scales,
         "stored_buffers": verified.buffers,
-        "aux_bytes": 4 * verified.scales,  # F32 weight_scale_inv blocks
+        "aux_bytes": verified.aux_bytes,
         "mtp": verified.mtp,
         "experts": verified.experts,
         "language_model": verified.total - verified.mtp,

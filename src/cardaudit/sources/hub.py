@@ -84,9 +84,10 @@ INDEX_BUDGET = 256 * 1024
 #: Dtypes whose stored elements are the logical parameters (nothing packed, no scale
 #: tensors): the only ones for which the Hub's element totals are cardaudit's exact count.
 PLAIN_WIDTHS = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "BOOL": 1}
-#: FP8 block-scaled repos: the totals count FP8 weights and their F32 scales too, so they are
-#: used only when they prove the config count exact (:func:`verify_fp8_block`).
-FP8_WIDTHS = {**PLAIN_WIDTHS, "F8_E4M3": 1}
+#: Quantized repos (FP8 block-scaled, GPTQ / AWQ packed int): the totals count quantized
+#: weights, scales and zero points too, so they are used only when they prove the config
+#: count exact (:func:`cardaudit.extract.quant_totals.verify_quantized`).
+QUANT_WIDTHS = {**PLAIN_WIDTHS, "F8_E4M3": 1, "I32": 4}
 
 
 def header_cache_path(repo_id: str, sha: str, path: str, suffix: str = ".json") -> Path:
@@ -327,7 +328,8 @@ class HubSource:
         are exact for these files (:func:`bind_totals`), no header is read further and the
         totals are returned instead; otherwise every header is read in full. A quantized
         repo's totals (``config`` has a ``quantization_config``) count weights, scales and the
-        rest: they are used only when they prove the config count exact (FP8 block-scaled).
+        rest: they are used only when they prove the config count exact (FP8 block-scaled,
+        GPTQ, AWQ).
         """
         shards = [entry for entry in files if entry.path.endswith(".safetensors")]
         note = None
@@ -540,16 +542,17 @@ def usable_totals(
     hub_totals: Any, probes: list[HeaderProbe], config: dict | None
 ) -> SafetensorsTotals | None:
     """The Hub's totals bound to these shards, when they give an exact count: as they are
-    for plain repos; for an FP8 block-scaled repo, only if they prove the config count."""
-    from cardaudit.extract.quant_totals import verify_fp8_block
+    for plain repos; for a quantized repo (FP8 block-scaled, GPTQ, AWQ), only if they prove
+    the config count."""
+    from cardaudit.extract.quant_totals import verify_quantized
 
     quant = (config or {}).get("quantization_config")
     if not isinstance(quant, dict):
         return bind_totals(hub_totals, probes)
-    totals = bind_totals(hub_totals, probes, FP8_WIDTHS)
-    if totals is None or verify_fp8_block(config, totals.parameters) is None:
-        return None  # GPTQ / AWQ, or an equation failed: the headers are read in full
-    return replace(totals, method="fp8-block")
+    totals = bind_totals(hub_totals, probes, QUANT_WIDTHS)
+    if totals is None or verify_quantized(config, totals.parameters) is None:
+        return None  # another scheme, or an equation failed: the headers are read in full
+    return replace(totals, method="verified")
 
 
 def _json_object(text: TextFile | None) -> dict | None:
