@@ -13,7 +13,7 @@ from pathlib import Path
 from hub_server import FakeHub, write_sparse_safetensors
 
 LICENCE = Path(__file__).resolve().parents[1] / "fixtures" / "clover" / "model" / "LICENSE"
-WIDTH = {"BF16": 2, "F16": 2, "F32": 4, "I32": 4, "F8_E4M3": 1}
+WIDTH = {"BF16": 2, "F16": 2, "F32": 4, "I32": 4, "I64": 8, "F8_E4M3": 1}
 
 
 def card(
@@ -298,3 +298,58 @@ def publish_model(
         **(extra or {}),
     }
     return hub.commit(repo_id, files, **options)
+
+
+def compressed_tensors_moe(
+    fmt: str, *, group: int = 32, quantize_attention: bool = True, **shape: int
+) -> tuple[dict, Tensors]:
+    """A Qwen3-MoE checkpoint in a compressed-tensors format, one tensor per expert, as
+    llm-compressor writes it: ``pack-quantized`` (symmetric int4, group scales: I32
+    ``weight_packed`` with eight values per element, BF16 ``weight_scale``, I64
+    ``weight_shape``) or ``float-quantized`` (FP8 weights, one BF16 scale per output
+    channel, dynamic activations). The rest stays BF16. Returns (config, tensors)."""
+    packed = fmt == "pack-quantized"
+    weights = {
+        "num_bits": 4 if packed else 8,
+        "type": "int" if packed else "float",
+        "symmetric": True,
+        "strategy": "group" if packed else "channel",
+        "group_size": group if packed else None,
+        "dynamic": False,
+        "actorder": None,
+        "observer": "minmax",
+    }
+    inputs = None if packed else {"num_bits": 8, "type": "float", "dynamic": True}
+    quantization = {
+        "quant_method": "compressed-tensors",
+        "format": fmt,
+        "quantization_status": "compressed",
+        "config_groups": {
+            "group_0": {
+                "targets": ["Linear"],
+                "weights": weights,
+                "input_activations": inputs,
+                "output_activations": None,
+            }
+        },
+        "ignore": ["lm_head", "re:.*mlp.gate$"],
+        "kv_cache_scheme": None,
+    }
+
+    def linear(name: str, out: int, inp: int, quantized: bool) -> Tensors:
+        if not quantized:
+            return {f"{name}.weight": ("BF16", [out, inp])}
+        if packed:
+            return {
+                f"{name}.weight_packed": ("I32", [out, inp // 8]),
+                f"{name}.weight_scale": ("BF16", [out, -(-inp // group)]),
+                f"{name}.weight_shape": ("I64", [2]),
+            }
+        return {
+            f"{name}.weight": ("F8_E4M3", [out, inp]),
+            f"{name}.weight_scale": ("BF16", [out, 1]),
+        }
+
+    return qwen3_moe_checkpoint(
+        linear, "BF16", quantization, quantize_attention=quantize_attention, **shape
+    )

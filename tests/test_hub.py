@@ -17,6 +17,7 @@ from cardaudit.sources import AuditRequest, acquire, local_evidence
 from cardaudit.sources.hub import HubRef, parse_hub_target
 from hub_repos import (
     card,
+    compressed_tensors_moe,
     fp8_moe,
     moe_config,
     moe_tensors,
@@ -480,12 +481,12 @@ FP8_SHAPE = {
 
 
 def _publish_fp8(
-    hub: FakeHub, tmp_path: Path, config_change: dict | None = None, extra_tensor: bool = False
+    hub: FakeHub, tmp_path: Path, config_change: dict | None = None, change_tensors=None
 ) -> tuple[str, dict, dict]:
     config, tensors = fp8_moe(**FP8_SHAPE)
     config["quantization_config"] |= config_change or {}
-    if extra_tensor:  # a bias the config does not declare
-        tensors["model.layers.0.self_attn.o_proj.bias"] = ("BF16", [FP8_SHAPE["hidden"]])
+    if change_tensors is not None:
+        change_tensors(tensors)
     files = sharded_files(tmp_path / "fp8", tensors, 4)
     files |= {"README.md": card(), "config.json": json.dumps(config)}
     return hub.commit("org/fp8-moe", files), tensors, config
@@ -536,18 +537,30 @@ def test_fp8_per_expert_repo_is_counted_exactly_well_under_the_budget(
     jsonschema.validate(data, json.loads((ROOT / "docs" / "report.schema.json").read_text()))
 
 
+def _o_proj_bias(tensors: dict) -> None:
+    """A bias the config does not declare."""
+    tensors["model.layers.0.self_attn.o_proj.bias"] = ("BF16", [FP8_SHAPE["hidden"]])
+
+
+def _q_proj_left_in_bf16(tensors: dict) -> None:
+    name = "model.layers.0.self_attn.q_proj"
+    del tensors[f"{name}.weight_scale_inv"]
+    tensors[f"{name}.weight"] = ("BF16", tensors[f"{name}.weight"][1])
+
+
 @pytest.mark.parametrize(
-    ("config_change", "extra_tensor"),
+    ("config_change", "change_tensors"),
     [
-        ({"weight_block_size": [64, 64]}, False),  # the scale equation fails
-        ({}, True),  # F8 holds, but a tensor the config does not know breaks the rest
-        ({"modules_to_not_convert": ["model.layers.0.self_attn.q_proj"]}, False),
+        ({"weight_block_size": [64, 64]}, None),  # the scale equation fails
+        ({}, _o_proj_bias),  # F8 holds, but a tensor the config does not know breaks the rest
+        # One module kept in BF16: no family-wide combination fits.
+        ({"modules_to_not_convert": ["model.layers.0.self_attn.q_proj"]}, _q_proj_left_in_bf16),
     ],
 )
 def test_fp8_totals_that_fail_an_equation_fall_back_to_every_header(
-    hub: FakeHub, tmp_path: Path, config_change: dict, extra_tensor: bool
+    hub: FakeHub, tmp_path: Path, config_change: dict, change_tensors
 ) -> None:
-    _, tensors, _ = _publish_fp8(hub, tmp_path, config_change, extra_tensor)
+    _, tensors, _ = _publish_fp8(hub, tmp_path, config_change, change_tensors)
     evidence = acquire(AuditRequest(target="org/fp8-moe", code_discovery=False))
     assert evidence.safetensors_totals is None
     assert sum(len(h.tensors) for h in evidence.safetensors) == len(tensors)
@@ -590,7 +603,9 @@ def _publish_packed(
     change_tensors=None,
     **options,
 ) -> tuple[str, dict, dict]:
-    config, tensors = packed_int_moe(method, **PACKED_SHAPE, **options)
+    """Publish an int4 / FP8 MoE: ``method`` is gptq, awq or a compressed-tensors format."""
+    build = packed_int_moe if method in ("gptq", "awq") else compressed_tensors_moe
+    config, tensors = build(method, **PACKED_SHAPE, **options)
     config["quantization_config"] |= config_change or {}
     if change_tensors is not None:
         change_tensors(tensors)
@@ -600,17 +615,20 @@ def _publish_packed(
 
 
 @pytest.mark.parametrize(
-    ("method", "options", "families"),
+    ("method", "options", "families", "dtypes"),
     [
-        ("gptq", {}, ["attention", "experts"]),
-        ("awq", {}, ["attention", "experts"]),
-        ("gptq", {"quantize_attention": False}, ["experts"]),
-        ("awq", {"quantize_attention": False}, ["experts"]),
-        ("gptq", {"zero_biases": True}, ["attention", "experts"]),
+        ("gptq", {}, ["attention", "experts"], {"F16", "INT4"}),
+        ("awq", {}, ["attention", "experts"], {"F16", "INT4"}),
+        ("gptq", {"quantize_attention": False}, ["experts"], {"F16", "INT4"}),
+        ("awq", {"quantize_attention": False}, ["experts"], {"F16", "INT4"}),
+        ("gptq", {"zero_biases": True}, ["attention", "experts"], {"F16", "INT4"}),
+        ("pack-quantized", {}, ["attention", "experts"], {"BF16", "INT4"}),
+        ("pack-quantized", {"quantize_attention": False}, ["experts"], {"BF16", "INT4"}),
+        ("float-quantized", {}, ["attention", "experts"], {"BF16", "F8_E4M3"}),
     ],
 )
-def test_gptq_and_awq_per_expert_repos_are_counted_exactly_well_under_the_budget(
-    hub: FakeHub, tmp_path: Path, method: str, options: dict, families: list[str]
+def test_quantized_per_expert_repos_are_counted_exactly_well_under_the_budget(
+    hub: FakeHub, tmp_path: Path, method: str, options: dict, families: list, dtypes: set
 ) -> None:
     sha, tensors, config = _publish_packed(hub, tmp_path, method, **options)
     code, data, _ = audit_json("org/int4-moe", "--no-code-discovery")
@@ -619,7 +637,8 @@ def test_gptq_and_awq_per_expert_repos_are_counted_exactly_well_under_the_budget
     details = params["details"]
     assert params["source"] == "hub"
     assert details["method"] == "config count verified against Hub dtype totals"
-    assert (details["scheme"], details["quantized_families"]) == (method, families)
+    assert details["scheme"].removeprefix("compressed-tensors ") == method
+    assert details["quantized_families"] == families
     assert details["headers_read"] == 0 and details["header_bytes"] > 512 * 1024
     # Only the 8-byte header lengths of the shards, and no index, crossed the wire.
     assert all(reads == [("bytes=0-7", 8)] for reads in _shard_gets(hub).values())
@@ -636,7 +655,7 @@ def test_gptq_and_awq_per_expert_repos_are_counted_exactly_well_under_the_budget
     assert params["active"] == expected.active and details["active_source"] == "config"
     headers = _read_from_every_header(hub, sha, "org/int4-moe")
     assert (params["total"], params["by_dtype"]) == (headers.total, dict(headers.by_dtype))
-    assert set(params["by_dtype"]) == {"F16", "INT4"}
+    assert set(params["by_dtype"]) == dtypes
     assert details["aux_bytes"] == headers.details["aux_bytes"]
     assert data["facts"]["memory"]["weight_bytes"] == details["stored_bytes"]
     jsonschema.validate(data, json.loads((ROOT / "docs" / "report.schema.json").read_text()))
@@ -658,6 +677,9 @@ def _one_projection_left_in_f16(tensors: dict) -> None:
         ("awq", {"version": "gemv"}, None),
         ("gptq", {}, _one_projection_left_in_f16),  # no family-wide combination fits
         ("awq", {}, lambda t: t.update({"model.extra.weight": ("F16", [7])})),
+        ("pack-quantized", {"format": "marlin-24"}, None),  # not enumerated
+        ("pack-quantized", {"kv_cache_scheme": {"num_bits": 8}}, None),  # k/v scales too
+        ("float-quantized", {}, lambda t: t.update({"model.extra.input_scale": ("BF16", [1])})),
     ],
 )
 def test_packed_int_totals_that_fail_an_equation_fall_back_to_every_header(

@@ -9,13 +9,22 @@ from pathlib import Path
 import pytest
 
 from cardaudit.extract.config_count import count_from_config
-from cardaudit.extract.quant_totals import (
-    PackedScheme,
-    linear_families,
-    verify_fp8_block,
-    verify_packed_int,
-    verify_quantized,
-)
+from cardaudit.extract.linear_families import linear_families
+from cardaudit.extract.quant_schemes import StorageScheme, scheme_of
+from cardaudit.extract.quant_totals import verify_quantized
+
+
+def gptq(bits: int, group: int) -> StorageScheme:
+    scheme = scheme_of({"quant_method": "gptq", "bits": bits, "group_size": group})
+    assert scheme is not None
+    return scheme
+
+
+def awq(bits: int, group: int) -> StorageScheme:
+    scheme = scheme_of({"quant_method": "awq", "bits": bits, "group_size": group})
+    assert scheme is not None
+    return scheme
+
 
 CONFIGS = Path(__file__).parent / "data" / "configs"
 #: The Hub's ``safetensors`` totals (model_info) of deepseek-ai/DeepSeek-V3: FP8 weights,
@@ -34,7 +43,7 @@ def _config(name: str) -> dict:
 def test_deepseek_v3_fp8_count_is_proven_by_the_hub_totals() -> None:
     config = _config("deepseek-ai__DeepSeek-V3")
     assert sum(DEEPSEEK_V3_TOTALS.values()) == HUB_TOTAL
-    verified = verify_fp8_block(config, DEEPSEEK_V3_TOTALS)
+    verified = verify_quantized(config, DEEPSEEK_V3_TOTALS)
     assert verified is not None
     count = count_from_config(config)
     assert count is not None and count.total == 671_026_404_352  # transformers' count
@@ -56,26 +65,26 @@ def test_any_failed_equation_rejects_the_count() -> None:
     for dtype in DEEPSEEK_V3_TOTALS:
         for delta in (-1, 1):
             changed = DEEPSEEK_V3_TOTALS | {dtype: DEEPSEEK_V3_TOTALS[dtype] + delta}
-            assert verify_fp8_block(config, changed) is None, (dtype, delta)
-    assert verify_fp8_block(config, DEEPSEEK_V3_TOTALS | {"I64": 1}) is None
+            assert verify_quantized(config, changed) is None, (dtype, delta)
+    assert verify_quantized(config, DEEPSEEK_V3_TOTALS | {"I64": 1}) is None
     other_block = json.loads(json.dumps(config))
     other_block["quantization_config"]["weight_block_size"] = [64, 64]
-    assert verify_fp8_block(other_block, DEEPSEEK_V3_TOTALS) is None
+    assert verify_quantized(other_block, DEEPSEEK_V3_TOTALS) is None
     fewer_layers = config | {"num_hidden_layers": 60}
-    assert verify_fp8_block(fewer_layers, DEEPSEEK_V3_TOTALS) is None
+    assert verify_quantized(fewer_layers, DEEPSEEK_V3_TOTALS) is None
 
 
 def test_only_fp8_block_quantization_is_verified() -> None:
-    gptq = _config("repo__TheBloke__Genz-70b-GPTQ")
-    assert gptq.get("quantization_config", {}).get("quant_method") == "gptq"
-    assert verify_fp8_block(gptq, {"I32": 1, "F16": 1}) is None
+    gptq_config = _config("repo__TheBloke__Genz-70b-GPTQ")
+    assert gptq_config.get("quantization_config", {}).get("quant_method") == "gptq"
+    assert verify_quantized(gptq_config, {"I32": 1, "F16": 1}) is None
     plain = _config("deepseek-ai__DeepSeek-V3")
     del plain["quantization_config"]
-    assert verify_fp8_block(plain, DEEPSEEK_V3_TOTALS) is None
-    assert verify_fp8_block(None, DEEPSEEK_V3_TOTALS) is None
+    assert verify_quantized(plain, DEEPSEEK_V3_TOTALS) is None
+    assert verify_quantized(None, DEEPSEEK_V3_TOTALS) is None
     no_block = _config("deepseek-ai__DeepSeek-V3")
     no_block["quantization_config"]["weight_block_size"] = "128"
-    assert verify_fp8_block(no_block, DEEPSEEK_V3_TOTALS) is None
+    assert verify_quantized(no_block, DEEPSEEK_V3_TOTALS) is None
 
 
 #: The branch table of TheBloke/Genz-70b-GPTQ's model card (../shared/realworld): bits,
@@ -83,7 +92,7 @@ def test_only_fp8_block_quantization_is_verified() -> None:
 GENZ_BRANCHES = [(4, 128, "36.65"), (4, 32, "40.66"), (3, -1, "26.77"), (3, 128, "28.03")]
 
 
-def _packed_totals(config: dict, scheme: PackedScheme, families, zero_biases: bool) -> dict:
+def _packed_totals(config: dict, scheme: StorageScheme, families, zero_biases: bool) -> dict:
     """The Hub's dtype totals for a checkpoint stored as cardaudit's equations say."""
     layout = linear_families(config)
     count = count_from_config(config)
@@ -91,7 +100,7 @@ def _packed_totals(config: dict, scheme: PackedScheme, families, zero_biases: bo
     linears = layout.linears(families)
     stored = [elements for out, inp in linears if (elements := scheme.stored(out, inp))]
     assert len(stored) == len(linears)
-    packed = sum(i32 for i32, _ in stored)
+    packed = sum(elements["I32"] for elements, _ in stored)
     scales = sum(s for _, s in stored)
     quantized = sum(out * inp for out, inp in linears)
     biases = sum(out for out, _ in linears) if zero_biases else 0
@@ -106,7 +115,7 @@ def test_packed_storage_equations_reproduce_published_gptq_sizes(
     predict for Genz-70B's four branches round to the sizes TheBloke published, once the
     zero biases GPTQ-for-LLaMa / early AutoGPTQ wrote are counted; without them, none do."""
     config = _config("repo__TheBloke__Genz-70b-GPTQ")
-    scheme = PackedScheme("gptq", bits, group)
+    scheme = gptq(bits, group)
     families = ("attention", "dense_mlp")
     with_biases = _packed_totals(config, scheme, families, zero_biases=True)
     without = _packed_totals(config, scheme, families, zero_biases=False)
@@ -119,7 +128,7 @@ def test_genz_gptq_count_is_proven_by_its_totals() -> None:
     config = _config("repo__TheBloke__Genz-70b-GPTQ")
     count = count_from_config(config)
     assert count is not None
-    scheme = PackedScheme("gptq", 4, 128)
+    scheme = gptq(4, 128)
     totals = _packed_totals(config, scheme, ("attention", "dense_mlp"), zero_biases=True)
     verified = verify_quantized(config, totals)
     assert verified is not None and verified.scheme == "gptq"
@@ -136,14 +145,14 @@ def test_genz_gptq_count_is_proven_by_its_totals() -> None:
 
 def test_any_failed_packed_equation_rejects_the_count() -> None:
     config = _config("repo__TheBloke__Genz-70b-GPTQ")
-    totals = _packed_totals(config, PackedScheme("gptq", 4, 128), ("attention", "dense_mlp"), True)
-    assert verify_packed_int(config, totals) is not None
+    totals = _packed_totals(config, gptq(4, 128), ("attention", "dense_mlp"), True)
+    assert verify_quantized(config, totals) is not None
     for dtype in totals:
         for delta in (-1, 1):
             changed = totals | {dtype: totals[dtype] + delta}
-            assert verify_packed_int(config, changed) is None, (dtype, delta)
-    assert verify_packed_int(config, totals | {"I8": 1}) is None
-    assert verify_packed_int(config, {"F16": totals["F16"]}) is None
+            assert verify_quantized(config, changed) is None, (dtype, delta)
+    assert verify_quantized(config, totals | {"I8": 1}) is None
+    assert verify_quantized(config, {"F16": totals["F16"]}) is None
     for change in (
         {"group_size": 64},
         {"bits": 3},
@@ -152,8 +161,8 @@ def test_any_failed_packed_equation_rejects_the_count() -> None:
     ):
         other = json.loads(json.dumps(config))
         other["quantization_config"] |= change
-        assert verify_packed_int(other, totals) is None, change
-    assert verify_packed_int(config | {"num_hidden_layers": 79}, totals) is None
+        assert verify_quantized(other, totals) is None, change
+    assert verify_quantized(config | {"num_hidden_layers": 79}, totals) is None
 
 
 def test_awq_and_mtp_layers_stored_or_dropped() -> None:
@@ -167,21 +176,60 @@ def test_awq_and_mtp_layers_stored_or_dropped() -> None:
     }
     count = count_from_config(config)
     assert count is not None
-    scheme = PackedScheme("awq", 4, 128)
+    scheme = awq(4, 128)
     families = ("attention", "dense_mlp", "experts", "shared_experts")
     totals = _packed_totals(config, scheme, families, zero_biases=False)
     # The MTP layer dropped (count.total has no MTP); the e_score_correction_bias of the
     # 58 MoE decoder layers stored.
     buffers = 58 * 256
     dropped = totals | {"F16": totals["F16"] + buffers}
-    verified = verify_packed_int(config, dropped)
+    verified = verify_quantized(config, dropped)
     assert verified is not None and verified.mtp == 0
     assert verified.total == count.total + buffers
     assert verified.quantized_families == families
     # The MTP layer kept and quantized like the decoder layers, with its bias buffer.
     kept = _packed_totals(config, scheme, (*families, "mtp"), zero_biases=False)
     kept["F16"] += count.components["mtp"] + 59 * 256
-    verified = verify_packed_int(config, kept)
+    verified = verify_quantized(config, kept)
     assert verified is not None and verified.mtp == count.components["mtp"]
     assert verified.total == count.total_with_mtp + 59 * 256
     assert "mtp" in verified.quantized_families
+
+
+def _compressed(fmt: str = "pack-quantized", **weights) -> dict:
+    base = {"num_bits": 4, "type": "int", "symmetric": True, "strategy": "group"}
+    return {
+        "quant_method": "compressed-tensors",
+        "format": fmt,
+        "config_groups": {"group_0": {"targets": ["Linear"], "weights": base | weights}},
+    }
+
+
+def test_compressed_tensors_schemes_enumerated_and_refused() -> None:
+    packed = scheme_of(_compressed(group_size=32))
+    assert packed is not None and packed.label == "INT4"
+    assert packed.stored(4096, 2048) == ({"I32": 4096 * 256, "I64": 2}, 4096 * 64)
+    fp8 = scheme_of(_compressed("float-quantized", num_bits=8, type="float", strategy="channel"))
+    assert fp8 is not None and fp8.stored(4096, 2048) == ({"F8_E4M3": 4096 * 2048}, 4096)
+    block = _compressed("float-quantized", num_bits=8, type="float", strategy="block")
+    block["config_groups"]["group_0"]["weights"]["block_structure"] = [128, 128]
+    fp8_block = scheme_of(block)
+    assert fp8_block is not None and fp8_block.stored(300, 200) == ({"F8_E4M3": 60_000}, 6)
+    static = _compressed("int-quantized", num_bits=8, strategy="channel")
+    static["config_groups"]["group_0"]["input_activations"] = {"dynamic": False}
+    int8 = scheme_of(static)
+    assert int8 is not None and int8.label == "I8"
+    assert int8.stored(10, 20) == ({"I8": 200}, 10 + 1)  # + the static input_scale
+    two_groups = _compressed(group_size=32)
+    two_groups["config_groups"]["group_1"] = two_groups["config_groups"]["group_0"]
+    refused = [
+        _compressed(group_size=32, symmetric=False),  # zero points
+        _compressed(group_size=32, actorder="group"),  # g_idx
+        _compressed(strategy="group"),  # no group size
+        _compressed(group_size=32, num_bits=3),
+        _compressed("float-quantized", group_size=32),  # int weights in a float format
+        _compressed("marlin-24", group_size=32),
+        two_groups,
+        _compressed(group_size=32) | {"kv_cache_scheme": {"num_bits": 8}},
+    ]
+    assert [scheme_of(quant) for quant in refused] == [None] * len(refused)

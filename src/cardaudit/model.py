@@ -211,9 +211,9 @@ class SafetensorsTotals:
     files: tuple[str, ...]
     header_bytes: int
     data_bytes: int
-    #: "plain": the totals are the parameters. "verified": a quantized repo (FP8
-    #: block-scaled, GPTQ, AWQ) whose totals (weights, scales and the rest) prove the config
-    #: count exact (:mod:`cardaudit.extract.quant_totals`).
+    #: "plain": the totals are the parameters. "verified": a quantized repo (FP8 block,
+    #: GPTQ, AWQ, compressed-tensors) whose totals (weights, scales and the rest) prove the
+    #: config count exact (:mod:`cardaudit.extract.quant_totals`).
     method: str = "plain"
 
 

@@ -143,12 +143,31 @@ def _attention(cfg: Mapping[str, Any], kind: str) -> int:
     return count
 
 
-def _mla(cfg: Mapping[str, Any], hidden: int, heads: int) -> int:
-    q_lora = _int(cfg, "q_lora_rank", default=0) or 0
-    kv_lora = _int(cfg, "kv_lora_rank", default=0) or 0
+@dataclass(frozen=True)
+class MlaDims:
+    """Multi-head latent attention (DeepSeek-V2/V3) ranks and head dims."""
+
+    q_lora: int
+    kv_lora: int
+    nope: int
+    rope: int
+    v_dim: int
+
+
+def mla_dims(cfg: Mapping[str, Any]) -> MlaDims:
     nope = _int(cfg, "qk_nope_head_dim", default=0) or 0
-    rope = _int(cfg, "qk_rope_head_dim", default=0) or 0
-    v_dim = _int(cfg, "v_head_dim", default=nope) or nope
+    return MlaDims(
+        q_lora=_int(cfg, "q_lora_rank", default=0) or 0,
+        kv_lora=_int(cfg, "kv_lora_rank", default=0) or 0,
+        nope=nope,
+        rope=_int(cfg, "qk_rope_head_dim", default=0) or 0,
+        v_dim=_int(cfg, "v_head_dim", default=nope) or nope,
+    )
+
+
+def _mla(cfg: Mapping[str, Any], hidden: int, heads: int) -> int:
+    mla = mla_dims(cfg)
+    q_lora, kv_lora, nope, rope, v_dim = mla.q_lora, mla.kv_lora, mla.nope, mla.rope, mla.v_dim
     q_dim = heads * (nope + rope)
     q = hidden * q_lora + q_lora + q_lora * q_dim if q_lora else hidden * q_dim
     kv = hidden * (kv_lora + rope) + kv_lora + kv_lora * heads * (nope + v_dim)

@@ -70,6 +70,7 @@ AUX_SUFFIXES = (
     ".nested_quant_map",
     ".SCB",
     "weight_global_scale",
+    "weight_shape",
 )
 _PACKED_INT = re.compile(r"(\.qweight|weight_packed)$")
 _MXFP4_BLOCKS = re.compile(r"_blocks$")
@@ -107,20 +108,33 @@ def quantization_of(config: Mapping[str, Any] | None) -> Quantization:
     if not isinstance(qc, Mapping):
         return Quantization()
     method = str(qc.get("quant_method") or qc.get("quant_type") or "unknown").lower()
-    bits = qc.get("bits") or qc.get("w_bit") or qc.get("num_bits")
+    bits = qc.get("bits") or qc.get("w_bit") or qc.get("num_bits") or _group_bits(qc)
     if method == "mxfp4":
         bits = 4
     if method == "fp8":
         bits = 8
     block = qc.get("weight_block_size")
     block_size = tuple(int(b) for b in block) if isinstance(block, list) else None
-    fmt = qc.get("fmt") or qc.get("version")
+    fmt = qc.get("fmt") or qc.get("version") or qc.get("format")
     return Quantization(
         method=method,
         bits=int(bits) if isinstance(bits, int | float) else None,
         fmt=str(fmt) if fmt else None,
         block_size=block_size,
     )
+
+
+def _group_bits(qc: Mapping[str, Any]) -> int | None:
+    """The weight bits of a compressed-tensors config, when all its groups agree."""
+    groups = qc.get("config_groups")
+    if not isinstance(groups, Mapping):
+        return None
+    bits = {
+        group.get("weights", {}).get("num_bits")
+        for group in groups.values()
+        if isinstance(group, Mapping) and isinstance(group.get("weights"), Mapping)
+    }
+    return bits.pop() if len(bits) == 1 and isinstance(next(iter(bits)), int) else None
 
 
 def is_aux_tensor(name: str) -> bool:

@@ -84,10 +84,10 @@ INDEX_BUDGET = 256 * 1024
 #: Dtypes whose stored elements are the logical parameters (nothing packed, no scale
 #: tensors): the only ones for which the Hub's element totals are cardaudit's exact count.
 PLAIN_WIDTHS = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "BOOL": 1}
-#: Quantized repos (FP8 block-scaled, GPTQ / AWQ packed int): the totals count quantized
+#: Quantized repos (FP8 block, GPTQ, AWQ, compressed-tensors): the totals count quantized
 #: weights, scales and zero points too, so they are used only when they prove the config
 #: count exact (:func:`cardaudit.extract.quant_totals.verify_quantized`).
-QUANT_WIDTHS = {**PLAIN_WIDTHS, "F8_E4M3": 1, "I32": 4}
+QUANT_WIDTHS = {**PLAIN_WIDTHS, "F8_E4M3": 1, "I8": 1, "I32": 4}
 
 
 def header_cache_path(repo_id: str, sha: str, path: str, suffix: str = ".json") -> Path:
@@ -328,8 +328,8 @@ class HubSource:
         are exact for these files (:func:`bind_totals`), no header is read further and the
         totals are returned instead; otherwise every header is read in full. A quantized
         repo's totals (``config`` has a ``quantization_config``) count weights, scales and the
-        rest: they are used only when they prove the config count exact (FP8 block-scaled,
-        GPTQ, AWQ).
+        rest: they are used only when they prove the config count exact (FP8 block,
+        GPTQ, AWQ, compressed-tensors).
         """
         shards = [entry for entry in files if entry.path.endswith(".safetensors")]
         note = None

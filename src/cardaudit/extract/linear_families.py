@@ -1,0 +1,149 @@
+"""The linear weights of a decoder, by family, as a quantizer sees them (from config.json).
+
+Quantizers convert some linear layers and keep the rest in floating point; which ones
+differs between tools (attention or not, shared experts, dense MLPs, MTP layers, routers,
+the LM head). :func:`linear_families` lists the (out, in) shape of every linear weight by
+family so that :mod:`cardaudit.extract.quant_totals` can try each combination.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cardaudit.extract.config_count import (
+    _int,
+    _is_moe_layer,
+    head_dims,
+    layer_kinds,
+    mla_dims,
+    model_type,
+    moe_shape,
+    text_config,
+)
+
+
+def _attention_linears(cfg: Mapping[str, Any], hidden: int) -> list[tuple[int, int]] | None:
+    """(out, in) of one full-attention layer's projection matrices."""
+    heads, kv_heads, head_dim = head_dims(cfg)
+    if cfg.get("kv_lora_rank"):
+        mla = mla_dims(cfg)
+        q_dim = heads * (mla.nope + mla.rope)
+        q = [(mla.q_lora, hidden), (q_dim, mla.q_lora)] if mla.q_lora else [(q_dim, hidden)]
+        kv = [(mla.kv_lora + mla.rope, hidden), (heads * (mla.nope + mla.v_dim), mla.kv_lora)]
+        return [*q, *kv, (hidden, heads * mla.v_dim)]
+    if cfg.get("attn_output_gate") or cfg.get("global_head_dim"):
+        return None  # layouts not enumerated here: the equations would not be tried
+    return [
+        (heads * head_dim, hidden),
+        (kv_heads * head_dim, hidden),
+        (kv_heads * head_dim, hidden),
+        (hidden, heads * head_dim),
+    ]
+
+
+def _mlp(hidden: int, inter: int, copies: int = 1) -> list[tuple[int, int]]:
+    return [(inter, hidden), (inter, hidden), (hidden, inter)] * copies
+
+
+@dataclass(frozen=True)
+class LinearFamilies:
+    """(out, in) of the linear weights a quantizer may convert, by family: ``attention``,
+    ``experts`` (routed), ``shared_experts``, ``dense_mlp`` (decoder layers), ``mtp`` (every
+    linear of the MTP layers), ``router`` and ``lm_head``; ``expert_parameters`` are the routed
+    experts' parameters in every layer, MTP included."""
+
+    families: Mapping[str, list[tuple[int, int]]]
+    expert_parameters: int
+    #: The part of ``expert_parameters`` in MTP layers.
+    mtp_expert_parameters: int = 0
+    #: Per family, the outputs of the linears the config gives a bias (Qwen2's q/k/v...).
+    biased_outputs: Mapping[str, int] = field(default_factory=dict)
+
+    def unbiased_outputs(self, names: Iterable[str]) -> int:
+        """Outputs of the linears in ``names`` that have no bias in the config."""
+        return sum(
+            sum(out for out, _ in self.families.get(name, [])) - self.biased_outputs.get(name, 0)
+            for name in names
+        )
+
+    def linears(self, names: Iterable[str]) -> list[tuple[int, int]]:
+        return [shape for name in names for shape in self.families.get(name, [])]
+
+
+def linear_families(config: Mapping[str, Any]) -> LinearFamilies | None:
+    """The linear weights of ``config``'s decoder by family; None when the architecture is
+    outside what is enumerated here (hybrid attention, vision towers, gpt-oss, Gemma...)."""
+    cfg = text_config(config)
+    if config.get("vision_config") or any(kind != "full" for kind in layer_kinds(cfg)):
+        return None
+    if model_type(cfg) in ("gpt_oss", "jamba") or model_type(cfg).startswith("gemma"):
+        return None
+    hidden = _int(cfg, "hidden_size", default=0) or 0
+    layers = _int(cfg, "num_hidden_layers", default=0) or 0
+    inter = _int(cfg, "intermediate_size", default=0) or 0
+    attention = _attention_linears(cfg, hidden)
+    if not hidden or not layers or attention is None:
+        return None
+    moe = moe_shape(cfg)
+    shared = _int(cfg, "shared_expert_intermediate_size", "shared_intermediate_size")
+    n_shared = _int(cfg, "n_shared_experts", "num_shared_experts")
+    if moe is not None and n_shared and not shared:
+        shared = n_shared * moe.expert_intermediate
+    mtp = _int(cfg, "num_nextn_predict_layers", "mtp_num_hidden_layers", default=0) or 0
+    families: dict[str, list[tuple[int, int]]] = {
+        name: []
+        for name in ("attention", "experts", "shared_experts", "dense_mlp", "mtp", "router")
+    }
+    experts = mtp_experts = 0
+    biased: dict[str, int] = {}
+    attention_biases = _attention_bias_outputs(cfg, attention)
+    for index in range(layers + mtp):
+        in_mtp = index >= layers
+        layer: dict[str, list[tuple[int, int]]] = {"attention": list(attention)}
+        if moe is not None and (in_mtp or _is_moe_layer(cfg, index)):
+            layer["experts"] = _mlp(hidden, moe.expert_intermediate, moe.experts)
+            routed = moe.experts * 3 * hidden * moe.expert_intermediate
+            experts += routed
+            mtp_experts += routed if in_mtp else 0
+            if shared:
+                layer["shared_experts"] = _mlp(hidden, shared)
+            if not in_mtp:
+                families["router"].append((moe.experts, hidden))
+        else:
+            layer["dense_mlp"] = _mlp(hidden, inter)
+        for name, shapes in layer.items():
+            families["mtp" if in_mtp else name] += shapes
+        family = "mtp" if in_mtp else "attention"
+        biased[family] = biased.get(family, 0) + attention_biases
+    vocab = _int(cfg, "vocab_size", default=0) or 0
+    if vocab and not cfg.get("tie_word_embeddings", False):
+        families["lm_head"] = [(vocab, hidden)]
+    return LinearFamilies({k: v for k, v in families.items() if v}, experts, mtp_experts, biased)
+
+
+def _attention_bias_outputs(cfg: Mapping[str, Any], attention: list[tuple[int, int]]) -> int:
+    """Outputs of one layer's attention projections that carry a bias (as counted in
+    :mod:`cardaudit.extract.config_count`: Qwen2's q/k/v, or all four with ``attention_bias``)."""
+    if cfg.get("kv_lora_rank") or len(attention) != 4:
+        return 0
+    if model_type(cfg) in ("qwen2", "qwen2_moe"):
+        return sum(out for out, _ in attention[:3])
+    if cfg.get("attention_bias") or cfg.get("bias"):
+        return sum(out for out, _ in attention)
+    return 0
+
+
+def stored_buffers(config: Mapping[str, Any], *, with_mtp: bool = True) -> int:
+    """Persistent buffers a checkpoint stores beside the parameters transformers counts."""
+    cfg = text_config(config)
+    moe = moe_shape(cfg)
+    if moe is None or not model_type(cfg).startswith("deepseek"):
+        return 0
+    if cfg.get("topk_method") != "noaux_tc":
+        return 0
+    layers = _int(cfg, "num_hidden_layers", default=0) or 0
+    mtp = (_int(cfg, "num_nextn_predict_layers", default=0) or 0) if with_mtp else 0
+    moe_layers = sum(1 for i in range(layers) if _is_moe_layer(cfg, i)) + mtp
+    return moe_layers * moe.experts  # e_score_correction_bias, one per expert per MoE layer
