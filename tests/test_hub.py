@@ -332,6 +332,44 @@ def test_gguf_headers_read_by_range(hub: FakeHub, tmp_path: Path) -> None:
     assert not [e for e in hub.log if e.status == 403]
 
 
+def test_only_the_counted_gguf_model_is_read(hub: FakeHub, tmp_path: Path) -> None:
+    """A GGUF repo ships one model in many quantizations (and a vision projector): only the
+    header of the model that is counted is read — its split parts — and a warm re-audit
+    reads nothing; the other files are named from the listing, never fetched."""
+    files: dict[str, bytes | str | Path] = {"README.md": card(licence="mit")}
+    for name in (
+        "mmproj-model-F16.gguf",
+        "model-Q4_K_M.gguf",
+        "model-Q8_0-00001-of-00002.gguf",
+        "model-Q8_0-00002-of-00002.gguf",
+        "model-Q5_K_M.gguf",
+    ):
+        _gguf_file(tmp_path / name, 4 * 1024**3)
+        files[name] = tmp_path / name
+    hub.commit("org/gguf", files)
+    evidence = acquire(AuditRequest(target="org/gguf", code_discovery=False))
+    assert [h.path for h in evidence.gguf] == ["model-Q4_K_M.gguf"]
+    read = {e.path.rsplit("/", 1)[-1] for e in hub.log if e.path.endswith(".gguf")}
+    assert read == {"model-Q4_K_M.gguf"}
+    note = evidence.repo.skipped["*.gguf (headers)"]
+    assert "4 other .gguf files" in note and "model-Q4_K_M.gguf" in note
+    from cardaudit.extract import build_facts
+
+    parameters = build_facts(evidence).parameters
+    assert parameters.details["file"] == "model-Q4_K_M.gguf"
+    assert parameters.details["other_gguf_files"] == [
+        "mmproj-model-F16.gguf",
+        "model-Q5_K_M.gguf",
+        "model-Q8_0-00001-of-00002.gguf",
+        "model-Q8_0-00002-of-00002.gguf",
+    ]
+    assert sum(e.body_bytes for e in hub.log if e.host == "cdn") <= 4 * 1024 * 1024
+    hub.log.clear()
+    again = acquire(AuditRequest(target="org/gguf", code_discovery=False))
+    assert not [e for e in hub.log if e.path.endswith(".gguf")]  # kept by commit
+    assert again.gguf == evidence.gguf
+
+
 def test_corrupt_gguf_is_a_finding(hub: FakeHub, tmp_path: Path) -> None:
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(b"GGUF" + b"\xff" * 4096)

@@ -314,3 +314,21 @@ def test_odd_configs_never_raise(odd: dict, tmp_path: Path) -> None:
     assert all(run.outcome != "error" for run in report.checks), report.checks
     assert "error" not in report.facts.parameters.details
     assert "error" not in report.facts.memory.details
+
+
+def test_the_counted_gguf_model_is_never_a_projector() -> None:
+    from cardaudit.sources.gguf_header import main_gguf_group
+
+    paths = [
+        "mmproj-F16.gguf",
+        "Model-Q8_0-00002-of-00002.gguf",
+        "Model-Q8_0-00001-of-00002.gguf",
+        "Model-Q4_K_M.gguf",
+    ]
+    assert main_gguf_group(paths) == ["Model-Q4_K_M.gguf"]
+    assert main_gguf_group(paths[:3]) == [
+        "Model-Q8_0-00001-of-00002.gguf",
+        "Model-Q8_0-00002-of-00002.gguf",
+    ]
+    assert main_gguf_group(["mmproj-F16.gguf"]) == ["mmproj-F16.gguf"]
+    assert main_gguf_group([]) == []

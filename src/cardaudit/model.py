@@ -231,6 +231,8 @@ class GGUFHeader:
     metadata: Mapping[str, Any] = field(default_factory=frozen_mapping)
     tensor_bytes: int = 0
     error: str | None = None
+    #: Bytes from the start of the file to the (aligned) start of the tensor data.
+    header_length: int | None = None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ config-only count, ``total`` is what transformers builds; MTP layers are in
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from math import prod
@@ -256,13 +255,18 @@ def _header_only(header: SafetensorsHeader) -> bool:
     return has_data and header.size == 8 + header.header_length
 
 
-def from_gguf(headers: Iterable[GGUFHeader]) -> ParameterFacts | None:
+def from_gguf(headers: Iterable[GGUFHeader], listed: Iterable[str] = ()) -> ParameterFacts | None:
+    """Parameters of the main GGUF model (its split parts add up; other quantizations of it
+    and projector files, ``listed`` or read, are named in ``details.other_gguf_files``)."""
     readable = [header for header in headers if not header.error and header.tensors]
     if not readable:
         return None
     # Split GGUF files (model-00001-of-00003.gguf) add up; separate quantizations do not.
-    main = readable[0]
-    group = [h for h in readable if _gguf_stem(h.path) == _gguf_stem(main.path)]
+    from cardaudit.sources.gguf_header import main_gguf_group
+
+    chosen = set(main_gguf_group(h.path for h in readable))
+    group = [h for h in readable if h.path in chosen]
+    main = group[0]
     by_dtype: Counter[str] = Counter()
     experts = total = 0
     for header in group:
@@ -281,17 +285,16 @@ def from_gguf(headers: Iterable[GGUFHeader]) -> ParameterFacts | None:
     details = {
         "file": main.path,
         "files": [h.path for h in group],
-        "other_gguf_files": [h.path for h in readable if h not in group],
+        "other_gguf_files": sorted(
+            {h.path for h in readable if h not in group}
+            | {p for p in listed if p.lower().endswith(".gguf") and p not in chosen}
+        ),
         "architecture": arch or None,
         "stored_bytes": sum(h.tensor_bytes for h in group),
         "experts": experts,
         "active_convention": ACTIVE_CONVENTION,
     }
     return ParameterFacts(total, active, dict(sorted(by_dtype.items())), "gguf", details)
-
-
-def _gguf_stem(path: str) -> str:
-    return re.sub(r"-\d{5}-of-\d{5}\.gguf$", "", path.lower())
 
 
 def _config_details(count: ConfigCount) -> dict[str, Any]:
@@ -402,7 +405,7 @@ def parameter_facts(evidence: Evidence) -> ParameterFacts:
     for facts in (
         from_headers(headers, config),
         from_hub_totals(evidence.safetensors_totals, config),
-        from_gguf(evidence.gguf),
+        from_gguf(evidence.gguf, (entry.path for entry in evidence.repo.files)),
         from_index(evidence.safetensors_index, config),
         from_config(config),
     ):

@@ -1,13 +1,20 @@
 """Read GGUF headers (metadata and tensor infos) with the ``gguf`` package, never tensor data.
 
 ``gguf.GGUFReader`` builds numpy views of every tensor's data, which fails on a file cut
-after its header and touches pages it need not; the reader below keeps the package's own
-header parsing and only records each tensor's name, type, shape and byte size.
+after its header and touches pages it need not; and it builds a numpy view of every item
+of every metadata array, which takes about 7 s for the 150k-token vocabulary and merges of
+a Qwen or Llama 3 GGUF. The reader below keeps the package's own header parsing but steps
+over long arrays (recording only their length) and only records each tensor's name, type,
+shape and byte size: the same header parses in about 0.1 s.
 """
 
 from __future__ import annotations
 
+import re
+import struct
+from collections.abc import Iterable
 from math import prod
+from pathlib import PurePosixPath
 from typing import Any
 
 from cardaudit.model import GGUFHeader, TensorInfo, frozen_mapping
@@ -18,6 +25,7 @@ MAX_ARRAY_ITEMS = 16
 
 def _reader_class():
     import gguf
+    import numpy as np
 
     class HeaderOnlyReader(gguf.GGUFReader):
         """GGUFReader that records tensor infos instead of mapping tensor data."""
@@ -34,6 +42,28 @@ def _reader_class():
                 self.header_tensors.append((name, ggml_type.name, shape, n_bytes))
             self.tensors = []
 
+        def _get_field_parts(self, orig_offs: int, raw_type: int) -> tuple:  # type: ignore[override]
+            """Long arrays of scalars or strings: stepped over, their length kept."""
+            if gguf.GGUFValueType(raw_type) != gguf.GGUFValueType.ARRAY:
+                return super()._get_field_parts(orig_offs, raw_type)
+            raw_itype = self._get(orig_offs, np.uint32)
+            alen = self._get(orig_offs + 4, np.uint64)
+            count, item = int(alen[0]), gguf.GGUFValueType(int(raw_itype[0]))
+            scalar = self.gguf_scalar_to_np.get(item)
+            if count <= MAX_ARRAY_ITEMS or (scalar is None and item != gguf.GGUFValueType.STRING):
+                return super()._get_field_parts(orig_offs, raw_type)
+            offs = orig_offs + 12
+            if scalar is not None:
+                offs += count * np.dtype(scalar).itemsize
+            else:
+                buffer = memoryview(self.data)
+                for _ in range(count):  # each string: a u64 length, then its bytes
+                    (length,) = struct.unpack_from("<Q", buffer, offs)
+                    offs += 8 + length
+            if offs > len(self.data):
+                raise ValueError("metadata array runs past the end of the file")
+            return offs - orig_offs, [raw_itype, alen], [], [gguf.GGUFValueType.ARRAY, item]
+
     return HeaderOnlyReader
 
 
@@ -44,7 +74,7 @@ def _field_value(field: Any) -> Any:
     if not types:
         return None
     if types[0] == gguf.GGUFValueType.ARRAY:
-        count = len(field.data)
+        count = len(field.data) if field.data else int(field.parts[-1][0])
         if count > MAX_ARRAY_ITEMS:
             return f"<array of {count}>"
     try:
@@ -78,4 +108,26 @@ def read_gguf_header(path: str, display_path: str, size: int | None) -> GGUFHead
         tuple(tensors),
         frozen_mapping(metadata),
         tensor_bytes=total_bytes,
+        header_length=int(reader.data_offset),
     )
+
+
+_SPLIT = re.compile(r"-\d{5}-of-\d{5}\.gguf$")
+
+
+def gguf_stem(path: str) -> str:
+    """The model a .gguf file belongs to: split parts (``-00001-of-00003``) share a stem."""
+    return _SPLIT.sub("", path.lower())
+
+
+def main_gguf_group(paths: Iterable[str]) -> list[str]:
+    """The files of the model whose parameters are counted: the first (in path order) group
+    of split parts that is not a vision projector (``mmproj``); the other groups are
+    other quantizations of it, or projectors."""
+    groups: dict[str, list[str]] = {}
+    for path in sorted(paths):
+        groups.setdefault(gguf_stem(path), []).append(path)
+    if not groups:
+        return []
+    language = [g for stem, g in groups.items() if "mmproj" not in PurePosixPath(stem).name]
+    return (language or list(groups.values()))[0]

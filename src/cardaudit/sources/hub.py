@@ -8,8 +8,10 @@ files and small configs (into the huggingface_hub cache), and the header of each
 from __future__ import annotations
 
 import json
+import os
 import re
 import struct
+import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -69,7 +71,8 @@ MAX_HEADER_FILES = 512
 HEADER_WORKERS = 8
 #: Fewest bytes one tensor's entry takes in a header, besides its name.
 MIN_ENTRY_BYTES = 50
-#: GGUF headers (metadata with token lists, then tensor infos) are read in growing prefixes.
+#: GGUF headers (metadata with token lists, then tensor infos) are read in prefixes that
+#: double until the header is whole (a 150k-token vocabulary makes it about 6 MB).
 GGUF_FIRST_READ = 1024 * 1024
 GGUF_MAX_HEADER = 64 * 1024 * 1024
 MAX_GGUF_FILES = 64
@@ -400,11 +403,7 @@ class HubSource:
         if length > MAX_HEADER_BYTES or length > entry.size - 8:
             error = f"header length {length} is impossible"
             return HeaderProbe(entry, header=SafetensorsHeader(entry.path, entry.size, error=error))
-        try:
-            length_file.parent.mkdir(parents=True, exist_ok=True)
-            length_file.write_text(str(length))
-        except OSError:
-            pass  # a read-only cache only costs a refetch next time
+        _write_atomically(length_file, str(length).encode())
         return HeaderProbe(entry, length, first[8 : 8 + length])
 
     def finish_header(self, repo_id: str, sha: str, probe: HeaderProbe) -> SafetensorsHeader:
@@ -423,12 +422,7 @@ class HubSource:
             return SafetensorsHeader(entry.path, entry.size, error=error)
         if not isinstance(header, dict):
             return SafetensorsHeader(entry.path, entry.size, error="header is not a JSON object")
-        try:
-            cached = header_cache_path(repo_id, sha, entry.path)
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            cached.write_bytes(raw)
-        except OSError:
-            pass  # a read-only cache only costs a refetch next time
+        _write_atomically(header_cache_path(repo_id, sha, entry.path), raw)
         return parse_header_json(entry.path, entry.size, header, header_length=length)
 
     # ------------------------------------------------------------------ GGUF headers
@@ -436,28 +430,44 @@ class HubSource:
     def gguf_headers(
         self, repo_id: str, sha: str, files: list[FileEntry]
     ) -> tuple[list[GGUFHeader], str | None]:
-        """Headers of the repo's .gguf files, each from a prefix read by HTTP Range."""
-        ggufs = [entry for entry in files if entry.path.lower().endswith(".gguf")]
+        """Headers of the .gguf files of the model whose parameters are counted (the main
+        group of split parts, :func:`main_gguf_group`), each from a prefix read by HTTP
+        Range. Other quantizations of the same model, often a dozen files of 5 MB headers
+        each, are listed with their sizes, not read."""
+        from cardaudit.sources.gguf_header import main_gguf_group
+
+        ggufs = {entry.path: entry for entry in files if entry.path.lower().endswith(".gguf")}
+        chosen = main_gguf_group(ggufs)
         note = None
-        if len(ggufs) > MAX_GGUF_FILES:
-            note = f"headers read from {MAX_GGUF_FILES} of {len(ggufs)} .gguf files"
-            ggufs = ggufs[:MAX_GGUF_FILES]
-        if not ggufs:
+        if len(chosen) > MAX_GGUF_FILES:
+            note = f"headers read from {MAX_GGUF_FILES} of the {len(chosen)} parts of {chosen[0]}"
+            chosen = chosen[:MAX_GGUF_FILES]
+        others = len(ggufs) - len(chosen)
+        if others and note is None:
+            note = (
+                f"headers of {others} other .gguf files (other quantizations or projectors) "
+                f"not read: the parameters are counted from {chosen[0]}; sizes are listed"
+            )
+        if not chosen:
             return [], note
         self.step(f"Reading GGUF headers of {repo_id}")
-        with ThreadPoolExecutor(max_workers=min(HEADER_WORKERS, len(ggufs))) as pool:
-            return list(pool.map(lambda entry: self.read_gguf(repo_id, sha, entry), ggufs)), note
+        with ThreadPoolExecutor(max_workers=min(HEADER_WORKERS, len(chosen))) as pool:
+            return list(pool.map(lambda p: self.read_gguf(repo_id, sha, ggufs[p]), chosen)), note
 
     def read_gguf(self, repo_id: str, sha: str, entry: FileEntry) -> GGUFHeader:
-        """Parse a growing prefix (1 MiB, then x4) until the whole header is in it.
+        """The header from the cardaudit cache (kept by commit), else from a prefix read by
+        Range that doubles (1 MiB, 2, 4...) until the whole header is in it.
 
-        The header's length is only known once parsed, so up to one step of tensor data
-        past its end may be fetched; never more than ``GGUF_MAX_HEADER`` bytes in all.
+        The header's length is only known once parsed, so up to as many bytes again as the
+        header may be fetched past its end; never more than ``GGUF_MAX_HEADER`` in all.
         """
-        import tempfile
-
         from cardaudit.sources.gguf_header import read_gguf_header
 
+        cached = header_cache_path(repo_id, sha, entry.path, ".gguf")
+        if cached.is_file():
+            header = read_gguf_header(str(cached), entry.path, entry.size)
+            if header.error is None:
+                return header
         prefix = b""
         want = min(GGUF_FIRST_READ, entry.size)
         with tempfile.TemporaryDirectory(prefix="cardaudit-gguf-") as folder:
@@ -469,16 +479,17 @@ class HubSource:
                     )
                 local.write_bytes(prefix)
                 header = read_gguf_header(str(local), entry.path, entry.size)
-                if header.error is None or want >= entry.size or len(prefix) < want:
+                if header.error is None:
+                    _write_atomically(cached, prefix[: header.header_length or len(prefix)])
+                    return header
+                if want >= entry.size or len(prefix) < want:
                     return header
                 if want >= GGUF_MAX_HEADER:
                     return replace(
                         header,
                         error=f"no complete GGUF header in its first {GGUF_MAX_HEADER} bytes",
                     )
-                want = min(want * 4, entry.size, GGUF_MAX_HEADER)
-
-    # ------------------------------------------------------------------ evidence
+                want = min(want * 2, entry.size, GGUF_MAX_HEADER)
 
     def evidence(self, ref: HubRef, *, history: bool = True) -> Evidence:
         """Everything about one Hub model repo at one commit (its own base and code excluded)."""
@@ -553,6 +564,18 @@ def usable_totals(
     if totals is None or verify_quantized(config, totals.parameters) is None:
         return None  # another scheme, or an equation failed: the headers are read in full
     return replace(totals, method="verified")
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Keep ``data`` at ``path`` (written aside, then renamed); a read-only or full cache
+    only costs a refetch next time."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as handle:
+            handle.write(data)
+        os.replace(handle.name, path)
+    except OSError:
+        pass
 
 
 def _json_object(text: TextFile | None) -> dict | None:
