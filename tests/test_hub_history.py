@@ -340,3 +340,30 @@ def test_a_transient_paths_info_failure_is_retried(
     evidence = acquire(AuditRequest(target="org/m", code_discovery=False))
     assert [v.sha for v in evidence.repo.history["README.md"]] == [first, head]
     assert [e.status for e in hub.requests("POST", "/paths-info/")] == [503, 503, 200, 200]
+
+
+def test_the_test_hub_answers_paths_info_like_the_hub(hub: FakeHub) -> None:
+    """The endpoint the walk relies on, through the unmodified client: files and folders, a
+    missing path left out, ``lastCommit`` only when expanded (RepoFile / RepoFolder)."""
+    from urllib.request import Request, urlopen
+
+    from huggingface_hub import HfApi
+
+    first = hub.commit("org/m", {"README.md": "one\n", "docs/a.md": "a\n"}, date=START)
+    head = hub.commit("org/m", {"config.json": "{}"}, date=START + timedelta(days=1))
+    api = HfApi(endpoint=hub.endpoint, token=False)
+    expanded = api.get_paths_info("org/m", ["README.md", "docs", "gone.md"], expand=True)
+    assert [(type(e).__name__, e.path, e.last_commit.oid) for e in expanded] == [
+        ("RepoFile", "README.md", first),
+        ("RepoFolder", "docs", first),
+    ]
+    assert expanded[0].last_commit.date == START
+    plain = api.get_paths_info("org/m", "config.json", revision=head)
+    assert plain[0].last_commit is None and plain[0].size == 2
+    # A JSON body is understood as well (other clients send one).
+    url = f"{hub.endpoint}/api/models/org/m/paths-info/{head}"
+    body = json.dumps({"paths": ["config.json"], "expand": True}).encode()
+    request = Request(url, body, {"Content-Type": "application/json"}, method="POST")
+    with urlopen(request, timeout=10) as response:
+        answer = json.load(response)
+    assert answer[0]["lastCommit"]["id"] == head

@@ -315,7 +315,18 @@ class HubSource:
         walk = hub_history.walk_changes(
             tracked, order, paths_info, self.history_versions or hub_history.MAX_VERSIONS
         )
-        wanted = [change for changes in walk.changes.values() for change in changes]
+        history, notes = self.read_versions(repo_id, walk.changes, dates)
+        for path, note in walk.notes.items():
+            key = f"{path} (history)"
+            notes[key] = f"{note}; {notes[key]}" if key in notes else note
+        return history, notes
+
+    def read_versions(
+        self, repo_id: str, changes: dict[str, list[Any]], dates: dict[str, datetime]
+    ) -> tuple[dict[str, tuple[FileVersion, ...]], dict[str, str]]:
+        """Download each readable version (:class:`hub_history.Change`) at its commit, in
+        parallel; keep the distinct consecutive texts, oldest first, dated by their commit."""
+        wanted = [change for versions in changes.values() for change in versions]
         wanted = [change for change in wanted if change.readable]
         with ThreadPoolExecutor(max_workers=HEADER_WORKERS) as pool:
             local = dict(
@@ -329,11 +340,11 @@ class HubSource:
                 )
             )
         history: dict[str, tuple[FileVersion, ...]] = {}
-        notes = {f"{path} (history)": note for path, note in walk.notes.items()}
-        for path, changes in walk.changes.items():
+        notes: dict[str, str] = {}
+        for path, path_changes in changes.items():
             versions: list[FileVersion] = []
             unread = 0
-            for change in changes:
+            for change in path_changes:
                 where = local.get(change)
                 text = decode_text(where.read_bytes()) if where is not None else None
                 if text is None:
@@ -343,12 +354,10 @@ class HubSource:
                     continue
                 versions.append(FileVersion(change.commit, dates[change.commit], text))
             if unread:
-                note = (
-                    f"{unread} of {len(changes)} versions not read (in LFS, over "
+                notes[f"{path} (history)"] = (
+                    f"{unread} of {len(path_changes)} versions not read (in LFS, over "
                     f"{MAX_TEXT_BYTES:,} bytes, binary or not served)"
                 )
-                key = f"{path} (history)"
-                notes[key] = f"{notes[key]}; {note}" if key in notes else note
             if versions:
                 history[path] = tuple(versions)
         return history, notes
