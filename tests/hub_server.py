@@ -1,7 +1,8 @@
 """A local server speaking the Hugging Face Hub API to the unmodified huggingface_hub client.
 
 Written for cardaudit's tests and benchmark (stdlib only, real sockets, threaded). It serves
-in-memory repos with commits, branches and tags; file contents are bytes or (sparse) files on
+in-memory repos with commits, branches and tags (model info, tree, refs, commits, paths-info
+with each path's last commit, resolve); file contents are bytes or (sparse) files on
 disk. LFS files are answered with a 302 to a second "CDN" server on 127.0.0.2 (the 2.x client
 only follows same-origin HEAD redirects, as on the real Hub). Every request is logged with
 the bytes of body sent, so tests can prove that no weight bytes beyond headers were fetched.
@@ -106,6 +107,24 @@ class HubRepo:
             c for s, c in self.commits.items() if len(revision) >= 7 and s.startswith(revision)
         ]
         return matches[0] if len(matches) == 1 else None
+
+    def last_change(self, commit: Commit, path: str) -> Commit:
+        """The newest commit of ``commit``'s lineage that changed ``path`` (a file, or any file
+        under a folder): what the Hub reports as the path's ``lastCommit``."""
+
+        def state(at: Commit) -> list[tuple[str, str]]:
+            return sorted(
+                (name, item.git_sha)
+                for name, item in at.files.items()
+                if name == path or name.startswith(path + "/")
+            )
+
+        current = state(commit)
+        lineage = self.lineage(commit)
+        for at, parent in zip(lineage, [*lineage[1:], None], strict=True):
+            if parent is None or state(parent) != current:
+                return at
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def lineage(self, commit: Commit) -> list[Commit]:
         """``commit`` and its ancestors, newest first."""
@@ -398,6 +417,12 @@ class _HubHandler(BaseHTTPRequestHandler):
     def do_HEAD(self) -> None:
         self._dispatch(head=True)
 
+    def do_POST(self) -> None:
+        # Read the body first: an unread body would corrupt the next request on this socket.
+        length = int(self.headers.get("Content-Length") or 0)
+        self.body = self.rfile.read(length) if length > 0 else b""
+        self._dispatch(head=False)
+
     # ------------------------------------------------------------------ plumbing
 
     def _send(
@@ -503,6 +528,14 @@ class _HubHandler(BaseHTTPRequestHandler):
         repo = self._repo(repo_id, head, files=False)
         if repo is None:
             return
+        if self.command == "POST":
+            if rest[:1] != ["paths-info"] or len(rest) < 2:
+                self._error(405, "MethodNotAllowed", "POST is only for paths-info", head)
+                return
+            commit = self._commit(repo, rest[1], head)
+            if commit is not None:
+                self._paths_info(repo, commit)
+            return
         if not rest or rest[0] == "revision":
             revision = rest[1] if len(rest) > 1 else "main"
             commit = self._commit(repo, revision, head)
@@ -577,6 +610,45 @@ class _HubHandler(BaseHTTPRequestHandler):
                 entry["lfs"] = {"oid": item.sha256, "size": item.size, "pointerSize": 134}
             entries.append(entry)
         self._paged(entries, self.hub.tree_page_size, query, head)
+
+    def _paths_info(self, repo: HubRepo, commit: Commit) -> None:
+        """``POST paths-info/{rev}`` (form or JSON body: ``paths``, ``expand``): an entry for
+        each path that exists (files and folders; the others are left out, as on the Hub),
+        with ``lastCommit`` {id, title, date} when expanded."""
+        body = getattr(self, "body", b"")
+        try:
+            if "json" in (self.headers.get("Content-Type") or ""):
+                data = json.loads(body or b"{}")
+                paths, expand = data.get("paths") or [], data.get("expand", False)
+            else:
+                form = parse_qs(body.decode("utf-8"))
+                paths, expand = form.get("paths", []), form.get("expand", ["false"])[0]
+        except (ValueError, AttributeError):
+            self._error(400, "BadRequest", "malformed paths-info body")
+            return
+        paths = [paths] if isinstance(paths, str) else paths
+        if not isinstance(paths, list) or not all(isinstance(path, str) for path in paths):
+            self._error(400, "BadRequest", "paths must be a list of strings")
+            return
+        expanded = expand is True or str(expand).lower() in ("true", "1")
+        entries = []
+        for path in dict.fromkeys(path.strip("/") for path in paths):
+            item = commit.files.get(path)
+            if item is not None:
+                entry: dict[str, Any] = {"type": "file", "oid": item.git_sha, "size": item.size}
+                entry["path"] = path
+                if item.is_lfs(path):
+                    entry["lfs"] = {"oid": item.sha256, "size": item.size, "pointerSize": 134}
+            elif path and any(name.startswith(path + "/") for name in commit.files):
+                tree = hashlib.sha1(f"{commit.sha}:{path}".encode()).hexdigest()
+                entry = {"type": "directory", "oid": tree, "size": 0, "path": path}
+            else:
+                continue
+            if expanded:
+                last = repo.last_change(commit, path)
+                entry["lastCommit"] = {"id": last.sha, "title": last.title, "date": _iso(last.date)}
+            entries.append(entry)
+        self._json(entries)
 
     def _paged(self, items: list[Any], size: int, query: dict, head: bool) -> None:
         start = int(query.get("cursor", ["0"])[0])

@@ -185,10 +185,10 @@ def test_url_with_tree_revision(hub: FakeHub, tmp_path: Path) -> None:
     assert "NOTICE" in evidence.repo.texts
 
 
-def test_card_history_from_the_commit_list(hub: FakeHub, tmp_path: Path, monkeypatch) -> None:
+def test_card_history_from_the_last_commits(hub: FakeHub, tmp_path: Path, monkeypatch) -> None:
     from datetime import UTC, datetime
 
-    from cardaudit.sources import hub as hub_module
+    from cardaudit.sources import hub_history
 
     dates = [datetime(2026, month, 1, tzinfo=UTC) for month in (1, 2, 3, 4)]
     publish_model(hub, "org/model", tmp_path / "a", readme=card(body="v0\n"), date=dates[0])
@@ -206,10 +206,10 @@ def test_card_history_from_the_commit_list(hub: FakeHub, tmp_path: Path, monkeyp
     assert [v.date for v in versions] == [dates[0], dates[1], dates[3]]
     assert versions[-1].sha == head
 
-    monkeypatch.setattr(hub_module, "MAX_CARD_COMMITS", 2)
+    monkeypatch.setattr(hub_history, "MAX_VERSIONS", 2)
     bounded = acquire(AuditRequest(target="org/model", code_discovery=False))
     assert len(bounded.repo.history["README.md"]) == 2
-    assert "newest 2 of 4 commits" in bounded.repo.skipped["README.md (history)"]
+    assert "history cut at the newest 2 versions" in bounded.repo.skipped["README.md (history)"]
 
 
 # --------------------------------------------------------------------------- base models

@@ -12,10 +12,10 @@ import os
 import re
 import struct
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -64,8 +64,6 @@ WANTED_NAMES = {
 #: Top-level files whose name starts with (or contains) one of these are licence-like texts.
 LICENCE_WORDS = ("license", "licence", "notice", "copying", "copyright", "use_policy", "policy")
 QUANT_FILES = ("quantization_config.json", "quant_config.json", "quantize_config.json")
-#: At most this many commits are examined for older versions of the card (newest first).
-MAX_CARD_COMMITS = 20
 #: safetensors files whose headers are read (the rest are listed, not read).
 MAX_HEADER_FILES = 512
 HEADER_WORKERS = 8
@@ -202,8 +200,8 @@ class HubSource:
 
     client: HubClient
     step: Step = lambda message: None
-    #: Commits examined for card history (None: ``MAX_CARD_COMMITS`` at call time).
-    card_commits: int | None = None
+    #: Versions read per file's history (None: ``hub_history.MAX_VERSIONS`` at call time).
+    history_versions: int | None = None
 
     def resolve(self, ref: HubRef) -> str:
         """The commit sha ``ref.revision`` (default: the main branch) points at."""
@@ -276,42 +274,96 @@ class HubSource:
             texts[entry.path] = TextFile(entry.path, text)
         return texts, skipped, problems, folder
 
-    def card_history(self, repo_id: str, sha: str) -> tuple[tuple[FileVersion, ...], str | None]:
-        """Distinct versions of README.md over the newest commits (oldest first), and a note
-        saying how far back the history was read when it was cut short."""
-        self.step(f"Reading the card history of {repo_id}")
+    def card_history(
+        self, repo_id: str, sha: str, paths: Iterable[str] = ("README.md",)
+    ) -> tuple[dict[str, tuple[FileVersion, ...]], dict[str, str]]:
+        """Distinct versions (oldest first) of the card and licence files among ``paths`` (the
+        rule of :func:`tracked_history_paths`), walked change by change through the Hub's
+        last-commit information (:mod:`cardaudit.sources.hub_history`); and notes, keyed
+        ``"<path> (history)"``, where a history was cut or versions could not be read."""
+        from cardaudit.sources import hub_history
+        from cardaudit.sources.history import tracked_history_paths
+
+        tracked = tracked_history_paths(paths)
+        if not tracked:
+            return {}, {}
+        self.step(f"Reading the history of {', '.join(tracked)} in {repo_id}")
         commits = self.client.call(
             "list the repo commits",
             repo_id,
             lambda: self.client.api.list_repo_commits(repo_id, revision=sha),
             sha,
         )
-        examined = commits[: self.card_commits or MAX_CARD_COMMITS]
-        oldest_first = list(reversed(examined))
+        order = [commit.commit_id for commit in commits]
+        dates: dict[str, datetime] = {}
+        for commit in commits:
+            when = commit.created_at
+            dates.setdefault(
+                commit.commit_id, when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+            )
+        if order[:1] != [sha]:
+            note = f"the Hub's commit list does not start at the audited commit {sha[:12]}"
+            return {}, {f"{path} (history)": f"{note}: history not read" for path in tracked}
+
+        def paths_info(batch: list[str], revision: str) -> Any:
+            return self.client.call(
+                f"read the last commits of {', '.join(batch)}",
+                repo_id,
+                lambda: self.client.api.get_paths_info(
+                    repo_id, batch, expand=True, revision=revision
+                ),
+                revision,
+            )
+
+        walk = hub_history.walk_changes(
+            tracked, order, paths_info, self.history_versions or hub_history.MAX_VERSIONS
+        )
+        history, notes = self.read_versions(repo_id, walk.changes, dates)
+        for path, note in walk.notes.items():
+            key = f"{path} (history)"
+            notes[key] = f"{note}; {notes[key]}" if key in notes else note
+        return history, notes
+
+    def read_versions(
+        self, repo_id: str, changes: dict[str, list[Any]], dates: dict[str, datetime]
+    ) -> tuple[dict[str, tuple[FileVersion, ...]], dict[str, str]]:
+        """Download each readable version (:class:`hub_history.Change`) at its commit, in
+        parallel; keep the distinct consecutive texts, oldest first, dated by their commit."""
+        wanted = [change for versions in changes.values() for change in versions]
+        wanted = [change for change in wanted if change.readable]
         with ThreadPoolExecutor(max_workers=HEADER_WORKERS) as pool:
-            paths = list(
-                pool.map(
-                    lambda commit: self.client.download(repo_id, "README.md", commit.commit_id),
-                    oldest_first,
+            local = dict(
+                zip(
+                    wanted,
+                    pool.map(
+                        lambda change: self.client.download(repo_id, change.path, change.commit),
+                        wanted,
+                    ),
+                    strict=True,
                 )
             )
-        versions: list[FileVersion] = []
-        for commit, local in zip(oldest_first, paths, strict=True):
-            if local is None:
-                continue
-            text = decode_text(local.read_bytes())
-            if text is None or (versions and versions[-1].text == text):
-                continue
-            when = commit.created_at
-            when = when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
-            versions.append(FileVersion(commit.commit_id, when, text))
-        note = None
-        if len(commits) > len(examined):
-            note = (
-                f"history read from the newest {len(examined)} of {len(commits)} commits "
-                "(older card versions were not fetched)"
-            )
-        return tuple(versions), note
+        history: dict[str, tuple[FileVersion, ...]] = {}
+        notes: dict[str, str] = {}
+        for path, path_changes in changes.items():
+            versions: list[FileVersion] = []
+            unread = 0
+            for change in path_changes:
+                where = local.get(change)
+                text = decode_text(where.read_bytes()) if where is not None else None
+                if text is None:
+                    unread += 1
+                    continue
+                if versions and versions[-1].text == text:
+                    continue
+                versions.append(FileVersion(change.commit, dates[change.commit], text))
+            if unread:
+                notes[f"{path} (history)"] = (
+                    f"{unread} of {len(path_changes)} versions not read (in LFS, over "
+                    f"{MAX_TEXT_BYTES:,} bytes, binary or not served)"
+                )
+            if versions:
+                history[path] = tuple(versions)
+        return history, notes
 
     # ------------------------------------------------------------------ safetensors headers
 
@@ -498,11 +550,10 @@ class HubSource:
         sha, hub_totals = self.resolve_info(ref)
         files = self.list_files(ref.repo_id, sha)
         texts, skipped, problems, folder = self.read_texts(ref.repo_id, sha, files)
-        versions: tuple[FileVersion, ...] = ()
-        if history and "README.md" in texts:
-            versions, note = self.card_history(ref.repo_id, sha)
-            if note:
-                skipped["README.md (history)"] = note
+        versions: dict[str, tuple[FileVersion, ...]] = {}
+        if history:
+            versions, notes = self.card_history(ref.repo_id, sha, texts)
+            skipped |= notes
         index = _json_object(texts.get("model.safetensors.index.json"))
         config = _json_object(texts.get("config.json"))
         if quantized(texts) and not isinstance((config or {}).get("quantization_config"), dict):
@@ -536,7 +587,7 @@ class HubSource:
             files=tuple(files),
             texts=frozen_mapping(texts),
             skipped=frozen_mapping(skipped),
-            history=frozen_mapping({"README.md": versions} if versions else {}),
+            history=frozen_mapping(versions),
             url=self.client.repo_url(ref.repo_id),
         )
         problems += [
