@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -237,6 +238,12 @@ def test_unreadable_headers_and_gguf_replay_offline(
     hub.log.clear()
     assert without_provenance(report("org/odd", "--no-code-discovery")) == online
     assert hub.log == []
+    for prefix in (tmp_path / "cardaudit-cache").rglob("gguf-prefixes/*"):
+        prefix.unlink()
+    one_line_error(
+        audit("org/odd", "--no-code-discovery"),
+        "HF_HUB_OFFLINE is set and the header of model-Q8_0.gguf of org/odd at ",
+    )
 
 
 # --------------------------------------------------------------------------- missing parts
@@ -281,6 +288,18 @@ def test_missing_code_repo_names_it_and_the_way_around(
         "--no-code-discovery",
     )
     assert without_provenance(report("example-org/clover", "--no-code-discovery")) == online
+    # A damaged clone counts as a missing one.
+    go_offline(False)
+    report("example-org/clover")
+    clone = next((tmp_path / "cardaudit-cache" / "git").iterdir())
+    shutil.rmtree(clone / ".git" / "objects")
+    (clone / ".git" / "objects").mkdir()
+    go_offline()
+    one_line_error(
+        audit("example-org/clover"),
+        "a usable clone of the code repo https://github.com/example-org/clover-code is not in",
+        "--no-code-discovery",
+    )
 
 
 def test_card_history_not_cached_is_said_not_hidden(

@@ -77,9 +77,9 @@ def cached_clone(url: str, target: Path, revision: str | None) -> Path:
         repo = git.Repo(target)
         with repo.git.custom_environment(**_git_env(), **OFFLINE_GIT_ENV):
             repo.git.checkout("--force", "--detach", revision or "origin/HEAD")
-    except (git.GitCommandError, git.InvalidGitRepositoryError, ValueError):
-        where = f"revision {revision!r} of {what}" if revision else what
-        raise CacheMiss(f"{where} (in full)", CODE_HINT) from None
+    except (git.GitError, ValueError, OSError):  # a damaged clone counts as a missing one
+        at = f" with revision {revision!r}" if revision else ""
+        raise CacheMiss(f"a usable clone of {what}{at}", CODE_HINT) from None
     return target
 
 

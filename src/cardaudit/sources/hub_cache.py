@@ -16,6 +16,7 @@ missing. Nothing here ever holds a token.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -160,7 +161,8 @@ class HubStore:
         data = None if totals is None else {"parameters": totals.parameters, "total": totals.total}
         self._save(self.commit_dir(repo_id, sha) / "info.json", {"sha": sha, "safetensors": data})
         name = revision or "main"
-        self._refusal_path(repo_id, name).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # an unwritable cache: nothing to forget
+            self._refusal_path(repo_id, name).unlink(missing_ok=True)
         if name != sha and _safe_name(name):
             ref = self._ref_path(repo_id, name)
             try:
