@@ -153,6 +153,23 @@ def run(hub, work: Path, shards: int, layout: str) -> None:
         ("re-audit, warm caches", len(hub.log), hub.body_bytes(), hub.weight_bytes(), elapsed)
     )
 
+    # The same audit (repo + base) with HF_HUB_OFFLINE=1: from the caches alone.
+    from huggingface_hub import constants
+
+    os.environ["HF_HUB_OFFLINE"], constants.HF_HUB_OFFLINE = "1", True
+    try:
+        hub.log.clear()
+        start = time.perf_counter()
+        offline = audit(AuditRequest(target=model, base_depth=1, code_discovery=False))
+        elapsed = time.perf_counter() - start
+    finally:
+        os.environ.pop("HF_HUB_OFFLINE")
+        constants.HF_HUB_OFFLINE = False
+    assert offline.target.offline is not None and offline.facts.parameters == facts
+    rows.append(
+        ("offline re-audit, + base", len(hub.log), hub.body_bytes(), hub.weight_bytes(), elapsed)
+    )
+
     from huggingface_hub import snapshot_download
 
     hub.log.clear()

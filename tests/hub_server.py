@@ -460,12 +460,20 @@ class _HubHandler(BaseHTTPRequestHandler):
         body = json.dumps(data).encode()
         self._send(200, body, {"Content-Type": "application/json", **(headers or {})}, head=head)
 
-    def _error(self, status: int, code: str, message: str, head: bool = False) -> None:
+    def _error(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        head: bool = False,
+        extra: dict[str, str] | None = None,
+    ) -> None:
         body = json.dumps({"error": message}).encode()
         headers = {
             "Content-Type": "application/json",
             "X-Error-Code": code,
             "X-Error-Message": message,
+            **(extra or {}),
         }
         self._send(status, body, headers, head=head)
 
@@ -699,10 +707,10 @@ class _HubHandler(BaseHTTPRequestHandler):
             return
         path = "/".join(parts)
         item = commit.files.get(path)
-        if item is None:
-            self._error(404, "EntryNotFound", f"{path} does not exist on {revision}", head)
-            return
         meta = {"X-Repo-Commit": commit.sha}
+        if item is None:  # as on the Hub, naming the commit (the client caches the absence)
+            self._error(404, "EntryNotFound", f"{path} does not exist on {revision}", head, meta)
+            return
         if item.is_lfs(path):
             location = f"{self.hub.cdn_endpoint}/cdn/{repo_id}/{commit.sha}/{quote(path)}"
             headers = meta | {

@@ -219,7 +219,13 @@ def test_offline_mode_is_explained(hub: FakeHub, monkeypatch: pytest.MonkeyPatch
     from huggingface_hub import constants
 
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
-    one_line_error(run("org/model"), "HF_HUB_OFFLINE is set")
+    # Nothing cached (tests/test_hub_offline.py audits from what an online audit cached).
+    one_line_error(
+        run("hf://org/model"),
+        "HF_HUB_OFFLINE is set and revision 'main' of org/model is not in the cache: "
+        "run the audit once online (without HF_HUB_OFFLINE) to cache it",
+    )
+    assert hub.log == []
 
 
 # --------------------------------------------------------------------------- progress

@@ -251,9 +251,20 @@ class Target:
     id: str
     path: str | None
     revision: str | None
+    #: Set when the audit ran with ``HF_HUB_OFFLINE`` from caches alone: the optional parts
+    #: that were not available (empty when nothing was missing). None: fetched online.
+    offline: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "id": self.id, "path": self.path, "revision": self.revision}
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "id": self.id,
+            "path": self.path,
+            "revision": self.revision,
+        }
+        if self.offline is not None:
+            data["offline"] = {"from_cache": True, "unavailable": list(self.offline)}
+        return data
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,7 @@ def render(report: Report, *, show_suppressed: bool = False, **_options: object)
         "",
         f"**{cell(target.id)}** ({target.kind}"
         + (f", revision `{target.revision}`" if target.revision else ", no revision")
+        + (", offline from caches" if target.offline is not None else "")
         + ")",
         "",
         f"{plural(summary.error, 'error')} · {plural(summary.warning, 'warning')} · "

@@ -138,6 +138,10 @@ def render(
     )
     target = report.target
     revision = target.revision or "no revision (not a git checkout)"
+    if target.offline is not None:  # HF_HUB_OFFLINE: nothing was fetched
+        revision += "\noffline: from the Hub and git caches" + "".join(
+            f"\nnot available: {_escape(part)}" for part in target.offline
+        )
     console.print(
         Panel(
             f"[bold]{_escape(target.id)}[/bold]  {_escape(target.path or '')}\n"

@@ -115,6 +115,8 @@ class _Acquisition:
         self.request = request
         self.step = step
         self._hub = None
+        #: A code repo came from a clone in the cache (used offline as it is).
+        self.cloned = False
 
     @property
     def hub(self):
@@ -167,8 +169,15 @@ class _Acquisition:
             )
         elif depth > 0:
             evidence = self.with_bases(evidence, depth, base_problems)
+        target = evidence.target
+        if target.offline is None and (self._hub is not None or self.cloned):
+            from cardaudit.sources.hub_cache import offline_mode
+
+            if offline_mode():  # a local model audited with its cached code repo or bases
+                target = replace(target, offline=())
         return replace(
             evidence,
+            target=target,
             code=code,
             problems=evidence.problems + tuple(code_problems) + tuple(base_problems),
             notes=frozen_mapping({**evidence.notes, **notes}),
@@ -177,12 +186,20 @@ class _Acquisition:
     # ------------------------------------------------------------------ base models
 
     def fetch_base(self, base_id: str) -> Evidence:
+        from cardaudit.sources.hub_cache import CacheMiss
+
         ref = self.hub_ref(base_id)
         if ref is None:
             from cardaudit.sources.hub import HubRef
 
             ref = HubRef(base_id)
-        return self.hub.evidence(ref, history=False)
+        try:
+            return self.hub.evidence(ref, history=False)
+        except CacheMiss as miss:
+            raise CacheMiss(
+                f"{miss.what} (a base model)",
+                miss.hint + ", or audit without base models: --base-depth 0",
+            ) from None
 
     def with_bases(self, evidence: Evidence, depth: int, problems: list[Problem]) -> Evidence:
         from cardaudit.sources.lineage import Lineage
@@ -221,6 +238,7 @@ class _Acquisition:
                 return local_code_repo(request.code)
             if is_git_url(request.code):
                 self.step(f"Cloning {request.code}")
+                self.cloned = True
                 return code_snapshot(request.code)
             raise SourceError(f"code repo path not found: {request.code}")
         discovery = request.code_discovery
@@ -235,6 +253,7 @@ class _Acquisition:
         if link is None:
             return None, []
         self.step(f"Cloning {link.url}")
+        self.cloned = True
         try:
             return code_snapshot(link.url)
         except SourceError as exc:

@@ -57,6 +57,32 @@ def _git_env() -> dict[str, str]:
     return {"GIT_LFS_SKIP_SMUDGE": "1", "GIT_TERMINAL_PROMPT": "0"}
 
 
+#: Offline, git may use no transport at all (not even a lazy fetch of a missing blob).
+OFFLINE_GIT_ENV = {"GIT_ALLOW_PROTOCOL": "none-offline", "GIT_NO_LAZY_FETCH": "1"}
+#: How to audit without the code repo, said when its clone is not in the cache.
+CODE_HINT = ", or audit without it (--no-code-discovery, or --code PATH of a local checkout)"
+
+
+def cached_clone(url: str, target: Path, revision: str | None) -> Path:
+    """Offline (``HF_HUB_OFFLINE``): the clone an online audit left in the cache, checked
+    out at ``revision`` (default: the remote HEAD as last fetched), without any fetch."""
+    import git
+
+    from cardaudit.sources.hub_cache import CacheMiss
+
+    what = f"the code repo {redact_url(url)}"
+    if not (target / ".git").is_dir():
+        raise CacheMiss(f"a clone of {what}", CODE_HINT)
+    try:
+        repo = git.Repo(target)
+        with repo.git.custom_environment(**_git_env(), **OFFLINE_GIT_ENV):
+            repo.git.checkout("--force", "--detach", revision or "origin/HEAD")
+    except (git.GitError, ValueError, OSError):  # a damaged clone counts as a missing one
+        at = f" with revision {revision!r}" if revision else ""
+        raise CacheMiss(f"a usable clone of {what}{at}", CODE_HINT) from None
+    return target
+
+
 def _clone_error(url: str, exc: Exception) -> str:
     text = str(getattr(exc, "stderr", "") or exc)
     lowered = text.lower()
@@ -80,6 +106,10 @@ def clone(url: str, *, revision: str | None = None) -> Path:
         raise SourceError(f"git is not available: {exc}") from None
 
     target = cache_root() / "git" / _slug(url)
+    from cardaudit.sources.hub_cache import offline_mode
+
+    if offline_mode():
+        return cached_clone(url, target, revision)
     options = ["--filter=blob:none"]
     env = _git_env()
     try:
@@ -132,10 +162,11 @@ def prefetch_history_blobs(root: Path) -> int:
     import git
 
     from cardaudit.sources.history import MAX_VERSIONS, tracked_history_paths
+    from cardaudit.sources.hub_cache import offline_mode
     from cardaudit.sources.local import list_files
 
     paths = tracked_history_paths(entry.path for entry in list_files(root))
-    if not paths:
+    if not paths or offline_mode():
         return 0
     repo = git.Repo(root)
     try:

@@ -8,7 +8,6 @@ files and small configs (into the huggingface_hub cache), and the header of each
 from __future__ import annotations
 
 import json
-import os
 import re
 import struct
 import tempfile
@@ -16,6 +15,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -35,7 +35,8 @@ from cardaudit.model import (
     TextFile,
     frozen_mapping,
 )
-from cardaudit.sources.hub_client import HubClient
+from cardaudit.sources.hub_cache import CacheMiss, CommitRef, HubStore, HubTotals, write_atomic
+from cardaudit.sources.hub_client import HubClient, HubRefusal
 from cardaudit.sources.local import MAX_TEXT_BYTES, decode_text
 from cardaudit.sources.safetensors_header import MAX_HEADER_BYTES, parse_header_json
 
@@ -203,35 +204,50 @@ class HubSource:
     #: Versions read per file's history (None: ``hub_history.MAX_VERSIONS`` at call time).
     history_versions: int | None = None
 
+    @cached_property
+    def store(self) -> HubStore:
+        """What online audits keep by commit sha, and offline audits read."""
+        return HubStore(self.client.cache_dir)
+
     def resolve(self, ref: HubRef) -> str:
         """The commit sha ``ref.revision`` (default: the main branch) points at."""
         return self.resolve_info(ref)[0]
 
-    def resolve_info(self, ref: HubRef) -> tuple[str, Any]:
+    def resolve_info(self, ref: HubRef) -> tuple[str, HubTotals | None]:
         """The commit sha, and the Hub's safetensors parameter totals sent with it (or None):
-        one ``model_info`` call, so both describe the same commit."""
+        one ``model_info`` call, so both describe the same commit. Offline: from the store."""
         self.step(f"Resolving {ref.repo_id}@{ref.revision or 'main'}")
-        info = self.client.call(
-            "read the model info",
-            ref.repo_id,
-            lambda: self.client.api.model_info(
+        if self.client.offline:
+            return self.store.resolve(ref.repo_id, ref.revision)
+        try:
+            info = self.client.call(
+                "read the model info",
                 ref.repo_id,
-                revision=ref.revision,
-                timeout=self.client.timeout,
-                expand=["sha", "safetensors"],
-            ),
-            ref.revision,
-        )
+                lambda: self.client.api.model_info(
+                    ref.repo_id,
+                    revision=ref.revision,
+                    timeout=self.client.timeout,
+                    expand=["sha", "safetensors"],
+                ),
+                ref.revision,
+            )
+        except HubRefusal as refusal:
+            self.store.save_refusal(ref.repo_id, ref.revision, str(refusal))
+            raise
         sha = getattr(info, "sha", None)
         if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{40}", sha):
             raise SourceError(
                 f"malformed response from {self.client.endpoint}: "
                 f"no commit sha for {ref.repo_id}@{ref.revision or 'main'}"
             )
-        return sha, getattr(info, "safetensors", None)
+        totals = HubTotals.of(getattr(info, "safetensors", None))
+        self.store.save_resolution(ref.repo_id, ref.revision, sha, totals)
+        return sha, totals
 
     def list_files(self, repo_id: str, sha: str) -> list[FileEntry]:
         self.step(f"Listing {repo_id}")
+        if self.client.offline:
+            return self.store.files(repo_id, sha)
 
         def listing() -> list[FileEntry]:
             entries = []
@@ -242,7 +258,24 @@ class HubSource:
                 entries.append(FileEntry(item.path, int(size), bool(getattr(item, "lfs", None))))
             return sorted(entries, key=lambda entry: entry.path)
 
-        return self.client.call("list the repo files", repo_id, listing, sha)
+        files = self.client.call("list the repo files", repo_id, listing, sha)
+        self.store.save_files(repo_id, sha, files)
+        return files
+
+    def list_commits(self, repo_id: str, sha: str) -> list[CommitRef]:
+        """The commits from ``sha`` back, newest first (kept by sha; offline: the store)."""
+        if self.client.offline:
+            return self.store.commits(repo_id, sha)
+
+        def listing() -> list[CommitRef]:
+            return [
+                CommitRef(c.commit_id, c.created_at, c.title)
+                for c in self.client.api.list_repo_commits(repo_id, revision=sha)
+            ]
+
+        commits = self.client.call("list the repo commits", repo_id, listing, sha)
+        self.store.save_commits(repo_id, sha, commits)
+        return commits
 
     def read_texts(
         self, repo_id: str, sha: str, files: list[FileEntry], *, defer_index: bool = True
@@ -288,12 +321,7 @@ class HubSource:
         if not tracked:
             return {}, {}
         self.step(f"Reading the history of {', '.join(tracked)} in {repo_id}")
-        commits = self.client.call(
-            "list the repo commits",
-            repo_id,
-            lambda: self.client.api.list_repo_commits(repo_id, revision=sha),
-            sha,
-        )
+        commits = self.list_commits(repo_id, sha)
         order = [commit.commit_id for commit in commits]
         dates: dict[str, datetime] = {}
         for commit in commits:
@@ -306,7 +334,10 @@ class HubSource:
             return {}, {f"{path} (history)": f"{note}: history not read" for path in tracked}
 
         def paths_info(batch: list[str], revision: str) -> Any:
-            return self.client.call(
+            """The last commits of ``batch`` at commit ``revision`` (kept by commit)."""
+            if self.client.offline:
+                return self.store.paths_info(repo_id, revision, batch)
+            answer = self.client.call(
                 f"read the last commits of {', '.join(batch)}",
                 repo_id,
                 lambda: self.client.api.get_paths_info(
@@ -314,6 +345,8 @@ class HubSource:
                 ),
                 revision,
             )
+            self.store.save_paths_info(repo_id, revision, batch, answer)
+            return answer
 
         walk = hub_history.walk_changes(
             tracked, order, paths_info, self.history_versions or hub_history.MAX_VERSIONS
@@ -431,32 +464,48 @@ class HubSource:
         if entry.size < 8:
             error = "file is shorter than 8 bytes"
             return HeaderProbe(entry, header=SafetensorsHeader(entry.path, entry.size, error=error))
-        cached = header_cache_path(repo_id, sha, entry.path)
+        length_file = header_cache_path(repo_id, sha, entry.path, ".length")
         try:
-            stored = cached.read_bytes()
+            length: int | None = int(length_file.read_text())
+        except (OSError, ValueError):
+            length = None
+        if length is not None and not 0 <= length <= min(MAX_HEADER_BYTES, entry.size - 8):
+            length = None  # a damaged entry is a missing one
+        try:
+            stored = header_cache_path(repo_id, sha, entry.path).read_bytes()
             header = json.loads(stored)
         except (OSError, ValueError):
             stored, header = b"", None
-        if isinstance(header, dict):
+        # A kept header is trusted at the length kept with it, never on its own.
+        if isinstance(header, dict) and len(stored) == length:
             parsed = parse_header_json(entry.path, entry.size, header, header_length=len(stored))
             return HeaderProbe(entry, len(stored), stored, parsed)
-        length_file = header_cache_path(repo_id, sha, entry.path, ".length")
-        try:
-            return HeaderProbe(entry, int(length_file.read_text()))
-        except (OSError, ValueError):
-            pass
+        if self.client.offline:  # a header that could not be read online, and why
+            error = self.store.header_error(repo_id, sha, entry.path)
+            if error is not None:
+                return HeaderProbe(
+                    entry, header=SafetensorsHeader(entry.path, entry.size, error=error)
+                )
+        if length is not None:
+            return HeaderProbe(entry, length)
         first = self.client.read_range(
             repo_id, entry.path, sha, 0, min(8 + min(floor or 0, MAX_FIRST_READ), entry.size) - 1
         )
         if len(first) < 8:
-            error = "header is truncated"
-            return HeaderProbe(entry, header=SafetensorsHeader(entry.path, entry.size, error=error))
+            return HeaderProbe(
+                entry, header=self.unreadable(repo_id, sha, entry, "header is truncated")
+            )
         (length,) = struct.unpack("<Q", first[:8])
         if length > MAX_HEADER_BYTES or length > entry.size - 8:
             error = f"header length {length} is impossible"
-            return HeaderProbe(entry, header=SafetensorsHeader(entry.path, entry.size, error=error))
-        _write_atomically(length_file, str(length).encode())
+            return HeaderProbe(entry, header=self.unreadable(repo_id, sha, entry, error))
+        write_atomic(length_file, str(length).encode())
         return HeaderProbe(entry, length, first[8 : 8 + length])
+
+    def unreadable(self, repo_id: str, sha: str, entry: FileEntry, error: str) -> SafetensorsHeader:
+        """A header that cannot be read, and why (kept for offline audits of the commit)."""
+        self.store.save_header_error(repo_id, sha, entry.path, error)
+        return SafetensorsHeader(entry.path, entry.size, error=error)
 
     def finish_header(self, repo_id: str, sha: str, probe: HeaderProbe) -> SafetensorsHeader:
         """The whole header: the bytes the probe did not read, by a second Range."""
@@ -466,15 +515,15 @@ class HubSource:
         if len(raw) < length:
             raw += self.client.read_range(repo_id, entry.path, sha, 8 + len(raw), length + 7)
         if len(raw) < length:
-            return SafetensorsHeader(entry.path, entry.size, error="header is truncated")
+            return self.unreadable(repo_id, sha, entry, "header is truncated")
         try:
             header = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
-            error = f"header is not valid JSON: {exc}"
-            return SafetensorsHeader(entry.path, entry.size, error=error)
+            return self.unreadable(repo_id, sha, entry, f"header is not valid JSON: {exc}")
         if not isinstance(header, dict):
-            return SafetensorsHeader(entry.path, entry.size, error="header is not a JSON object")
-        _write_atomically(header_cache_path(repo_id, sha, entry.path), raw)
+            return self.unreadable(repo_id, sha, entry, "header is not a JSON object")
+        # Atomic: a header cut short by a crash would be a different, wrong header.
+        write_atomic(header_cache_path(repo_id, sha, entry.path), raw)
         return parse_header_json(entry.path, entry.size, header, header_length=length)
 
     # ------------------------------------------------------------------ GGUF headers
@@ -515,33 +564,42 @@ class HubSource:
         """
         from cardaudit.sources.gguf_header import read_gguf_header
 
-        cached = header_cache_path(repo_id, sha, entry.path, ".gguf")
+        cached = self.store.gguf_header_path(repo_id, sha, entry.path)
         if cached.is_file():
             header = read_gguf_header(str(cached), entry.path, entry.size)
             if header.error is None:
                 return header
         prefix = b""
         want = min(GGUF_FIRST_READ, entry.size)
+        # Offline, the reads replay from the prefix the last online audit parsed.
+        kept = self.store.gguf_prefix(repo_id, sha, entry.path) if self.client.offline else None
+
+        def read(start: int, end: int) -> bytes:
+            if kept is not None and start < len(kept):
+                return kept[start : end + 1]
+            return self.client.read_range(repo_id, entry.path, sha, start, end)
+
         with tempfile.TemporaryDirectory(prefix="cardaudit-gguf-") as folder:
             local = Path(folder) / "header.gguf"
             while True:
                 if want > len(prefix):
-                    prefix += self.client.read_range(
-                        repo_id, entry.path, sha, len(prefix), want - 1
-                    )
+                    prefix += read(len(prefix), want - 1)
                 local.write_bytes(prefix)
                 header = read_gguf_header(str(local), entry.path, entry.size)
                 if header.error is None:
-                    _write_atomically(cached, prefix[: header.header_length or len(prefix)])
+                    write_atomic(cached, prefix[: header.header_length or len(prefix)])
                     return header
-                if want >= entry.size or len(prefix) < want:
+                done = want >= entry.size or len(prefix) < want
+                if not done and want >= GGUF_MAX_HEADER:
+                    error = f"no complete GGUF header in its first {GGUF_MAX_HEADER} bytes"
+                    header, done = replace(header, error=error), True
+                if done:  # unreadable: the prefix is kept, so offline audits say so too
+                    if kept is None:
+                        self.store.save_gguf_prefix(repo_id, sha, entry.path, prefix)
                     return header
-                if want >= GGUF_MAX_HEADER:
-                    return replace(
-                        header,
-                        error=f"no complete GGUF header in its first {GGUF_MAX_HEADER} bytes",
-                    )
                 want = min(want * 2, entry.size, GGUF_MAX_HEADER)
+
+    # ------------------------------------------------------------------ evidence
 
     def evidence(self, ref: HubRef, *, history: bool = True) -> Evidence:
         """Everything about one Hub model repo at one commit (its own base and code excluded)."""
@@ -551,9 +609,14 @@ class HubSource:
         files = self.list_files(ref.repo_id, sha)
         texts, skipped, problems, folder = self.read_texts(ref.repo_id, sha, files)
         versions: dict[str, tuple[FileVersion, ...]] = {}
+        unavailable: list[str] = []
         if history:
-            versions, notes = self.card_history(ref.repo_id, sha, texts)
-            skipped |= notes
+            try:
+                versions, notes = self.card_history(ref.repo_id, sha, texts)
+                skipped |= notes
+            except CacheMiss as miss:  # optional: the audit goes on, and says so
+                note = f"not read offline: {miss.what} is not in the cache"
+                unavailable.append(f"card and licence history ({note})")
         index = _json_object(texts.get("model.safetensors.index.json"))
         config = _json_object(texts.get("config.json"))
         if quantized(texts) and not isinstance((config or {}).get("quantization_config"), dict):
@@ -595,7 +658,8 @@ class HubSource:
             for header in ggufs
             if header.error
         ]
-        target = Target("hub", ref.repo_id, None, sha)
+        offline = tuple(unavailable) if self.client.offline else None
+        target = Target("hub", ref.repo_id, None, sha, offline)
         evidence = assemble(target, snapshot, headers=headers, problems=problems)
         return replace(evidence, gguf=tuple(ggufs), safetensors_totals=totals)
 
@@ -604,8 +668,8 @@ def usable_totals(
     hub_totals: Any, probes: list[HeaderProbe], config: dict | None
 ) -> SafetensorsTotals | None:
     """The Hub's totals bound to these shards, when they give an exact count: as they are
-    for plain repos; for a quantized repo (FP8 block-scaled, GPTQ, AWQ), only if they prove
-    the config count."""
+    for plain repos; for a quantized repo (FP8 block, GPTQ, AWQ, compressed-tensors), only
+    if they prove the config count."""
     from cardaudit.extract.quant_totals import verify_quantized
 
     quant = (config or {}).get("quantization_config")
@@ -615,18 +679,6 @@ def usable_totals(
     if totals is None or verify_quantized(config, totals.parameters) is None:
         return None  # another scheme, or an equation failed: the headers are read in full
     return replace(totals, method="verified")
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Keep ``data`` at ``path`` (written aside, then renamed); a read-only or full cache
-    only costs a refetch next time."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as handle:
-            handle.write(data)
-        os.replace(handle.name, path)
-    except OSError:
-        pass
 
 
 def _json_object(text: TextFile | None) -> dict | None:

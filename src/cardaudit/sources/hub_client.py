@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from cardaudit.errors import SourceError
+from cardaudit.errors import AuditError, SourceError
+from cardaudit.sources.hub_cache import CacheMiss, offline_mode
 
 T = TypeVar("T")
 
@@ -102,6 +103,11 @@ def is_transient(exc: BaseException) -> bool:
     )
 
 
+class HubRefusal(SourceError):
+    """The Hub's definitive answer that a repo or revision cannot be read (not found,
+    gated, private): kept by online audits so an offline audit can give the same answer."""
+
+
 @dataclass
 class HubClient:
     """Calls into huggingface_hub for one audit, with retries and translated errors."""
@@ -110,6 +116,8 @@ class HubClient:
     token: str | None
     cache_dir: Path
     timeout: float
+    #: ``HF_HUB_OFFLINE``: every answer comes from the caches; nothing is requested.
+    offline: bool = False
 
     @classmethod
     def from_environment(cls) -> HubClient:
@@ -117,7 +125,7 @@ class HubClient:
 
         disable_progress_bars()  # cardaudit draws its own progress display on stderr
         logging.set_verbosity_error()  # retries are reported by the final error, not warnings
-        return cls(hub_endpoint(), user_token(), hub_cache_dir(), request_timeout())
+        return cls(hub_endpoint(), user_token(), hub_cache_dir(), request_timeout(), offline_mode())
 
     @property
     def api(self):
@@ -142,13 +150,16 @@ class HubClient:
         """Run ``fn`` with bounded retries; translate any failure into a SourceError.
 
         ``attempts=1`` for calls the library already retries itself (file downloads).
+        Offline, nothing is called: whatever was not answered from the caches is missing.
         """
+        if self.offline:
+            raise CacheMiss(f"what is needed to {what} for {repo_id}")
         delay = BACKOFF_SECONDS
         attempts = attempts or ATTEMPTS
         for attempt in range(1, attempts + 1):
             try:
                 return fn()
-            except SourceError:
+            except AuditError:
                 raise
             except Exception as exc:
                 if not is_transient(exc) or attempt == attempts:
@@ -172,7 +183,7 @@ class HubClient:
         url = self.repo_url(repo_id)
         login = "set HF_TOKEN or run `hf auth login`"
         if isinstance(exc, errors.GatedRepoError):
-            return SourceError(
+            return HubRefusal(
                 f"model {repo_id} is gated and "
                 + ("your token has not been granted access" if self.token else "no token was sent")
                 + f": request access at {url}, then {login}"
@@ -182,9 +193,9 @@ class HubClient:
                 hint = "or it is private and your token cannot read it"
             else:
                 hint = f"or it is private and no token was sent: {login}"
-            return SourceError(f"model repo {repo_id} not found on the Hub ({hint})")
+            return HubRefusal(f"model repo {repo_id} not found on the Hub ({hint})")
         if isinstance(exc, errors.RevisionNotFoundError):
-            return SourceError(f"revision {revision!r} not found in model repo {repo_id}")
+            return HubRefusal(f"revision {revision!r} not found in model repo {repo_id}")
         if isinstance(exc, errors.OfflineModeIsEnabled):
             return SourceError(
                 f"cannot {what} for {repo_id}: HF_HUB_OFFLINE is set (unset it to reach the Hub)"
@@ -225,8 +236,12 @@ class HubClient:
     # ------------------------------------------------------------------ calls
 
     def download(self, repo_id: str, filename: str, revision: str) -> Path | None:
-        """A small file into the huggingface_hub cache; None when the repo lacks it."""
+        """A small file into the huggingface_hub cache; None when the repo lacks it.
+        Offline: the file from that cache, as huggingface_hub would find it."""
         from huggingface_hub import errors, hf_hub_download
+
+        if self.offline:
+            return self.cached_file(repo_id, filename, revision)
 
         def fetch() -> Path | None:
             try:
@@ -248,11 +263,30 @@ class HubClient:
         # Retry-After): no second layer of retries here.
         return self.call(f"download {filename}", repo_id, fetch, revision, attempts=1)
 
+    def cached_file(self, repo_id: str, filename: str, revision: str) -> Path | None:
+        """``filename`` at commit ``revision`` in the huggingface_hub cache; None when the
+        Hub said it does not exist there (the library's ``.no_exist`` marker)."""
+        from huggingface_hub import try_to_load_from_cache
+
+        try:
+            found = try_to_load_from_cache(
+                repo_id, filename, cache_dir=self.cache_dir, revision=revision
+            )
+        except ValueError:  # a name the library refuses: it cannot be in its cache
+            found = None
+        if isinstance(found, str):
+            return Path(found)
+        if found is not None:
+            return None
+        raise CacheMiss(f"{filename} of {repo_id} at {revision}")
+
     def read_range(self, repo_id: str, filename: str, revision: str, start: int, end: int) -> bytes:
         """Bytes ``start``..``end`` (inclusive) of a file by HTTP Range, redirects followed."""
         from huggingface_hub import hf_hub_url
         from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
 
+        if self.offline:
+            raise CacheMiss(f"the header of {filename} of {repo_id} at {revision}")
         url = hf_hub_url(repo_id, filename, revision=revision, endpoint=self.endpoint)
         headers = build_hf_headers(token=self.token or False)
         headers["range"] = f"bytes={start}-{end}"
