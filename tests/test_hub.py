@@ -696,6 +696,9 @@ def test_quantized_per_expert_repos_are_counted_exactly_well_under_the_budget(
     assert set(params["by_dtype"]) == dtypes
     assert details["aux_bytes"] == headers.details["aux_bytes"]
     assert data["facts"]["memory"]["weight_bytes"] == details["stored_bytes"]
+    # The report says what was left out, and why.
+    [index] = [gap for gap in data["not_read"] if gap["path"] == "model.safetensors.index.json"]
+    assert index["repo"] == "model" and "verified against the config count" in index["reason"]
     jsonschema.validate(data, json.loads((ROOT / "docs" / "report.schema.json").read_text()))
 
 

@@ -308,3 +308,26 @@ def ancestors(report: Report) -> list[Ancestor]:
             )
         )
     return found
+
+
+def not_read(report: Report) -> list[dict[str, str]]:
+    """What the audit did not read, and why, for the model repo, its code repo and its base
+    models (from each snapshot's ``skipped``): files over a size limit, binary texts, headers
+    read from the Hub's totals instead, histories cut short..."""
+    evidence = report.evidence
+    if evidence is None:
+        return []
+    rows: list[dict[str, str]] = []
+
+    def add(repo: str, skipped: Mapping[str, str]) -> None:
+        rows.extend({"repo": repo, "path": path, "reason": why} for path, why in skipped.items())
+
+    add("model", evidence.repo.skipped)
+    if evidence.code is not None:
+        add("code", evidence.code.skipped)
+    pending = list(evidence.base)
+    while pending:
+        base = pending.pop(0)
+        add(f"base {base.target.id}", base.repo.skipped)
+        pending += base.base
+    return rows

@@ -19,6 +19,7 @@ from cardaudit.reporters.common import (
     extra_rows,
     licence_rows,
     lineage_rows,
+    not_read,
     parameter_rows,
     plural,
     promise_rows,
@@ -176,6 +177,8 @@ def render(report: Report, *, show_suppressed: bool = False, **_options: object)
         )
     extra = extra_rows(report)
     extra_html = f"<h2>Other facts</h2>{_table(('fact', 'value'), extra)}" if extra else ""
+    gaps = [(g["repo"], g["path"], g["reason"]) for g in not_read(report)]
+    gaps_html = f"<h2>Not read</h2>{_table(('repo', 'path', 'why'), gaps)}" if gaps else ""
     worst = outcome.worst or "none"
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -208,7 +211,7 @@ def render(report: Report, *, show_suppressed: bool = False, **_options: object)
 {_timeline(report)}
 <h2>Claims</h2>
 {_table(("kind", "where", "text", "not disclosed"), claim_rows(report))}
-{extra_html}
+{extra_html}{gaps_html}
 <h2>Rules run</h2>
 {checks}
 </main>

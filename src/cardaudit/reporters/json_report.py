@@ -7,6 +7,7 @@ from typing import Any
 
 from cardaudit import __version__
 from cardaudit.model import Facts, Report, to_jsonable
+from cardaudit.reporters.common import not_read
 
 SCHEMA_VERSION = "1"
 
@@ -68,6 +69,7 @@ def report_to_json(report: Report) -> dict[str, Any]:
         ],
         "findings": [finding.to_json() for finding in report.findings],
         "suppressed_findings": [finding.to_json() for finding in report.suppressed],
+        "not_read": not_read(report),
         "summary": {
             "error": summary.error,
             "warning": summary.warning,

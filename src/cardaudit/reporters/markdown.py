@@ -10,6 +10,7 @@ from cardaudit.reporters.common import (
     extra_rows,
     licence_rows,
     lineage_rows,
+    not_read,
     parameter_rows,
     plural,
     promise_rows,
@@ -100,6 +101,11 @@ def render(report: Report, *, show_suppressed: bool = False, **_options: object)
         lines += table(
             ("severity", "rule", "where", "finding"), _finding_rows(report.suppressed, True)
         )
+    gaps = not_read(report)
+    if gaps:
+        lines += [f"<details><summary>Not read ({len(gaps)})</summary>", ""]
+        lines += table(("repo", "path", "why"), [(g["repo"], g["path"], g["reason"]) for g in gaps])
+        lines += ["</details>", ""]
     lines += ["<details><summary>Facts</summary>", "", "#### Licence", ""]
     lines += table(("where", "licence", "detail"), licence_rows(report))
     lines += ["#### Lineage", ""]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 from cardaudit.model import Report
+from cardaudit.reporters.common import not_read
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -165,6 +166,12 @@ def render(
         console.print("No findings.")
     if show_suppressed and report.suppressed:
         console.print(_findings_table(report, report.suppressed, "Suppressed by waivers"))
+    gaps = not_read(report)
+    if gaps:
+        console.print(f"\nNot read ({len(gaps)}):")
+        for gap in gaps:
+            where = gap["path"] if gap["repo"] == "model" else f"{gap['repo']}: {gap['path']}"
+            console.print(f"  {_escape(where)}: {_escape(gap['reason'])}")
     summary = report.summary
     ran = len(report.checks)
     console.print(
