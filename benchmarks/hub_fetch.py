@@ -20,13 +20,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
+from local_hub import local_hub
+
 SHAPE = {"layers": 42, "hidden": 2048, "experts": 256, "expert_dim": 512, "vocab": 151936}
 FP8_SHAPE = {
     "layers": 40,
@@ -49,31 +47,10 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from hub_server import FakeHub
-
-    hub = FakeHub()
-    work = Path(tempfile.mkdtemp(prefix="cardaudit-bench-"))
-    # Before huggingface_hub is imported: it reads these once.
-    os.environ.update(
-        {
-            "HF_ENDPOINT": hub.endpoint,
-            "HF_HOME": str(work / "hf-home"),
-            "HF_HUB_CACHE": str(work / "hf-cache"),
-            "CARDAUDIT_CACHE": str(work / "cardaudit-cache"),
-            "HF_HUB_DISABLE_TELEMETRY": "1",
-            "HF_HUB_DISABLE_XET": "1",
-            "HF_HUB_DISABLE_IMPLICIT_TOKEN": "1",
-        }
-    )
-    for name in ("HF_TOKEN", "HF_HUB_OFFLINE"):
-        os.environ.pop(name, None)
     layouts = ("fused", "per-expert") if args.layout == "both" else (args.layout,)
-    try:
+    with local_hub() as (hub, work):
         for layout in layouts:
             run(hub, work / layout, args.shards, layout)
-    finally:
-        hub.close()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def run(hub, work: Path, shards: int, layout: str) -> None:

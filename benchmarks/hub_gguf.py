@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
+from local_hub import local_hub
+
 VOCAB = 151_936
 QUANTS = ["Q2_K", "Q3_K_M", "Q4_0", "Q4_K_M", "Q4_K_S", "Q5_0", "Q5_K_M", "Q5_K_S", "Q6_K"]
 QUANTS += ["Q8_0", "BF16", "F16", "IQ4_XS", "IQ3_M", "IQ2_M", "Q3_K_S"]
@@ -51,28 +48,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=12, choices=range(1, len(QUANTS) + 1))
     args = parser.parse_args()
-    from hub_server import FakeHub
-
-    hub = FakeHub()
-    work = Path(tempfile.mkdtemp(prefix="cardaudit-bench-gguf-"))
-    os.environ.update(
-        {
-            "HF_ENDPOINT": hub.endpoint,
-            "HF_HOME": str(work / "hf-home"),
-            "HF_HUB_CACHE": str(work / "hf-cache"),
-            "CARDAUDIT_CACHE": str(work / "cardaudit-cache"),
-            "HF_HUB_DISABLE_TELEMETRY": "1",
-            "HF_HUB_DISABLE_XET": "1",
-            "HF_HUB_DISABLE_IMPLICIT_TOKEN": "1",
-        }
-    )
-    for name in ("HF_TOKEN", "HF_HUB_OFFLINE"):
-        os.environ.pop(name, None)
-    try:
+    with local_hub() as (hub, work):
         run(hub, work, args.files)
-    finally:
-        hub.close()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def run(hub, work: Path, count: int) -> None:

@@ -12,16 +12,10 @@ to visit, for a first audit and a second one (files then come from the huggingfa
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
+from local_hub import local_hub
 
 
 def main() -> None:
@@ -31,29 +25,8 @@ def main() -> None:
     parser.add_argument("--licence-edits", type=int, default=3)
     args = parser.parse_args()
 
-    from hub_server import FakeHub
-
-    hub = FakeHub()
-    work = Path(tempfile.mkdtemp(prefix="cardaudit-bench-"))
-    # Before huggingface_hub is imported: it reads these once.
-    os.environ.update(
-        {
-            "HF_ENDPOINT": hub.endpoint,
-            "HF_HOME": str(work / "hf-home"),
-            "HF_HUB_CACHE": str(work / "hf-cache"),
-            "CARDAUDIT_CACHE": str(work / "cardaudit-cache"),
-            "HF_HUB_DISABLE_TELEMETRY": "1",
-            "HF_HUB_DISABLE_XET": "1",
-            "HF_HUB_DISABLE_IMPLICIT_TOKEN": "1",
-        }
-    )
-    for name in ("HF_TOKEN", "HF_HUB_OFFLINE"):
-        os.environ.pop(name, None)
-    try:
+    with local_hub() as (hub, _work):
         run(hub, args.commits, args.card_edits, args.licence_edits)
-    finally:
-        hub.close()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def spread(count: int, total: int) -> set[int]:

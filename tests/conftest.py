@@ -74,6 +74,24 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         monkeypatch.setenv("HF_ENDPOINT", hub_server.SESSION.endpoint)
 
 
+@pytest.fixture
+def hub():
+    """The local test Hub (tests/hub_server.py), emptied before every test."""
+    import hub_server
+
+    assert hub_server.SESSION is not None
+    return hub_server.SESSION
+
+
+@pytest.fixture
+def github(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder standing in for github.com (``https://github.com/o/r`` → ``<folder>/o/r``)."""
+    root = tmp_path / "github"
+    root.mkdir()
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.{root.as_uri()}/.insteadOf")
+    return root
+
+
 # --------------------------------------------------------------------------- tracking store
 
 PG_URL_VAR = "CARDAUDIT_TEST_PG_URL"

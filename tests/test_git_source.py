@@ -11,7 +11,6 @@ import git
 import pytest
 from typer.testing import CliRunner
 
-import hub_server
 from cardaudit.cli import app
 from cardaudit.sources import AuditRequest, acquire
 from cardaudit.sources.card import parse_card
@@ -29,21 +28,6 @@ Our training and evaluation code: https://github.com/example-org/clover-code
 Serve it with https://github.com/vllm-project/vllm or see
 https://github.com/someone-else/awesome-llms for a list of models.
 """
-
-
-@pytest.fixture
-def hub() -> FakeHub:
-    assert hub_server.SESSION is not None
-    return hub_server.SESSION
-
-
-@pytest.fixture
-def github(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A folder standing in for github.com (``https://github.com/o/r`` → ``<folder>/o/r``)."""
-    root = tmp_path / "github"
-    root.mkdir()
-    monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.{root.as_uri()}/.insteadOf")
-    return root
 
 
 def code_repo(github: Path, name: str = "example-org/clover-code") -> tuple[Path, dict[str, str]]:

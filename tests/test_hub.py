@@ -10,7 +10,6 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-import hub_server
 from cardaudit.cli import app
 from cardaudit.extract.config_count import count_from_config
 from cardaudit.sources import AuditRequest, acquire, local_evidence
@@ -30,12 +29,6 @@ from hub_server import FakeHub
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def hub() -> FakeHub:
-    assert hub_server.SESSION is not None
-    return hub_server.SESSION
 
 
 def audit_json(*args: str) -> tuple[int, dict, str]:

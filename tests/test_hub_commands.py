@@ -8,19 +8,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import hub_server
 from cardaudit.cli import app
 from cardaudit.reporters import REPORTERS
 from hub_repos import card, publish_model
 from hub_server import FakeHub
 
 runner = CliRunner()
-
-
-@pytest.fixture
-def hub() -> FakeHub:
-    assert hub_server.SESSION is not None
-    return hub_server.SESSION
 
 
 def test_every_format_renders_a_hub_target(hub: FakeHub, tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import hub_server
 from cardaudit.cli import app
 from cardaudit.sources import hub_client
 from hub_repos import publish_model
@@ -19,10 +18,9 @@ TOKEN = "hf_TestSecretToken0123456789abcdefXYZ"
 
 
 @pytest.fixture
-def hub(monkeypatch: pytest.MonkeyPatch) -> FakeHub:
+def hub(hub: FakeHub, monkeypatch: pytest.MonkeyPatch) -> FakeHub:
     monkeypatch.setattr(hub_client, "BACKOFF_SECONDS", 0.0)
-    assert hub_server.SESSION is not None
-    return hub_server.SESSION
+    return hub
 
 
 def run(*args: str, quiet: bool = True):

@@ -28,12 +28,6 @@ START = datetime(2025, 6, 1, tzinfo=UTC)
 PROMISE = "The SFT code is coming soon.\n"
 
 
-@pytest.fixture
-def hub() -> FakeHub:
-    assert hub_server.SESSION is not None
-    return hub_server.SESSION
-
-
 # --------------------------------------------------------------------------- the walk alone
 
 

@@ -14,7 +14,6 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-import hub_server
 from cardaudit.cli import app
 from cardaudit.sources.hub import header_cache_path
 from hub_repos import card, per_expert_tensors, publish_model, sharded_files
@@ -29,19 +28,9 @@ TOKEN = "hf_OfflineSecretToken0123456789abcdefXYZ"
 
 
 @pytest.fixture
-def hub(monkeypatch: pytest.MonkeyPatch) -> FakeHub:
+def hub(hub: FakeHub, monkeypatch: pytest.MonkeyPatch) -> FakeHub:
     monkeypatch.setenv("CARDAUDIT_NOW", "2026-06-01")  # promise ages: the same in both runs
-    assert hub_server.SESSION is not None
-    return hub_server.SESSION
-
-
-@pytest.fixture
-def github(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A folder standing in for github.com (``https://github.com/o/r`` → ``<folder>/o/r``)."""
-    root = tmp_path / "github"
-    root.mkdir()
-    monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.{root.as_uri()}/.insteadOf")
-    return root
+    return hub
 
 
 @pytest.fixture
