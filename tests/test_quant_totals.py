@@ -233,3 +233,65 @@ def test_compressed_tensors_schemes_enumerated_and_refused() -> None:
         _compressed(group_size=32) | {"kv_cache_scheme": {"num_bits": 8}},
     ]
     assert [scheme_of(quant) for quant in refused] == [None] * len(refused)
+
+
+def _fp8_totals(config: dict, families: tuple[str, ...], with_mtp: bool = True) -> dict:
+    """The dtype totals of an FP8 block-scaled checkpoint quantizing ``families``."""
+    scheme = scheme_of({"quant_method": "fp8", "weight_block_size": [128, 128]})
+    layout, count = linear_families(config), count_from_config(config)
+    assert scheme is not None and layout is not None and count is not None
+    stored = [scheme.stored(out, inp) for out, inp in layout.linears(families)]
+    fp8 = sum(elements["F8_E4M3"] for elements, _ in stored if elements)
+    scales = sum(n for _, n in stored)
+    parameters = count.total_with_mtp if with_mtp else count.total
+    return {"F8_E4M3": fp8, "BF16": parameters - fp8, "F32": scales}
+
+
+@pytest.mark.parametrize("name", ["Qwen__Qwen3.6-35B-A3B", "Qwen__Qwen3.5-35B-A3B"])
+def test_hybrid_attention_and_a_vision_tower_are_enumerated(name: str) -> None:
+    """Qwen3.5 / 3.6: Gated DeltaNet layers beside gated full attention, a shared expert,
+    an MTP layer and a vision tower (left unquantized): the layers' linears are the ones the
+    config count counts, and an FP8 checkpoint's totals prove the count."""
+    config = _config(name)
+    layout, count = linear_families(config), count_from_config(config)
+    assert layout is not None and count is not None
+    text = config["text_config"]
+    layers, interval = text["num_hidden_layers"], text["full_attention_interval"]
+    assert len(layout.families["attention"]) == 4 * (layers // interval)
+    assert len(layout.families["linear_attention"]) == 3 * (layers - layers // interval)
+    assert sum(o * i for o, i in layout.linears(layout.families)) < count.total_with_mtp
+    # One DeltaNet layer: its linears are what config_count counts, less the conv, the
+    # per-head dt_bias / A_log and the gated norm.
+    from cardaudit.extract.config_count import _attention, _linear_attention
+
+    linear_layers = layers - layers // interval
+    per_layer = sum(o * i for o, i in layout.linears(("linear_attention",)))
+    per_layer += sum(o * i for o, i in layout.linears(("linear_attention_gates",)))
+    key_dim = text["linear_num_key_heads"] * text["linear_key_head_dim"]
+    value_heads, value_head_dim = text["linear_num_value_heads"], text["linear_value_head_dim"]
+    conv = (2 * key_dim + value_heads * value_head_dim) * text["linear_conv_kernel_dim"]
+    others = conv + 2 * value_heads + value_head_dim
+    assert per_layer == linear_layers * (_linear_attention(text, text["hidden_size"]) - others)
+    # A full-attention layer: gated q, k, v, o, as counted, less the q / k norms.
+    full = sum(o * i for o, i in layout.linears(("attention",)))
+    assert full == (layers // interval) * (_attention(text, "full") - 2 * text["head_dim"])
+    families = ("attention", "experts", "linear_attention", "mtp", "shared_experts")
+    verified = verify_quantized(
+        config | {"quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}},
+        _fp8_totals(config, families),
+    )
+    assert verified is not None and verified.quantized_families == families
+    assert verified.total == count.total_with_mtp
+    assert verified.mtp == count.components["mtp"]
+
+
+def test_the_families_are_a_partition_of_linear_weights_for_every_config() -> None:
+    """For every real config that is enumerated, no linear is listed twice and all of
+    them together stay within the config count."""
+    for path in sorted(CONFIGS.glob("*.json")):
+        config = json.loads(path.read_text())
+        layout, count = linear_families(config), count_from_config(config)
+        if layout is None or count is None:
+            continue
+        linear = sum(o * i for o, i in layout.linears(layout.families))
+        assert 0 < linear <= count.total_with_mtp, path.name

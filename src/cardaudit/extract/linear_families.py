@@ -33,14 +33,28 @@ def _attention_linears(cfg: Mapping[str, Any], hidden: int) -> list[tuple[int, i
         q = [(mla.q_lora, hidden), (q_dim, mla.q_lora)] if mla.q_lora else [(q_dim, hidden)]
         kv = [(mla.kv_lora + mla.rope, hidden), (heads * (mla.nope + mla.v_dim), mla.kv_lora)]
         return [*q, *kv, (hidden, heads * mla.v_dim)]
-    if cfg.get("attn_output_gate") or cfg.get("global_head_dim"):
-        return None  # layouts not enumerated here: the equations would not be tried
+    if cfg.get("global_head_dim"):
+        return None  # Gemma 4's global layers: not enumerated, the equations are not tried
+    gate = 2 if cfg.get("attn_output_gate") else 1  # Qwen3-Next / 3.5: q_proj holds a gate
     return [
-        (heads * head_dim, hidden),
+        (gate * heads * head_dim, hidden),
         (kv_heads * head_dim, hidden),
         (kv_heads * head_dim, hidden),
         (hidden, heads * head_dim),
     ]
+
+
+def _linear_attention_linears(
+    cfg: Mapping[str, Any], hidden: int
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Gated DeltaNet (Qwen3-Next / 3.5): the projections (qkv, z, out) and the per-head
+    gates (a, b), as :func:`cardaudit.extract.config_count` counts them."""
+    key_heads = _int(cfg, "linear_num_key_heads", default=0) or 0
+    value_heads = _int(cfg, "linear_num_value_heads", default=key_heads) or key_heads
+    key_dim = key_heads * (_int(cfg, "linear_key_head_dim", default=0) or 0)
+    value_dim = value_heads * (_int(cfg, "linear_value_head_dim", default=0) or 0)
+    projections = [(2 * key_dim + value_dim, hidden), (value_dim, hidden), (hidden, value_dim)]
+    return projections, [(value_heads, hidden), (value_heads, hidden)]
 
 
 def _mlp(hidden: int, inter: int, copies: int = 1) -> list[tuple[int, int]]:
@@ -50,9 +64,11 @@ def _mlp(hidden: int, inter: int, copies: int = 1) -> list[tuple[int, int]]:
 @dataclass(frozen=True)
 class LinearFamilies:
     """(out, in) of the linear weights a quantizer may convert, by family: ``attention``,
-    ``experts`` (routed), ``shared_experts``, ``dense_mlp`` (decoder layers), ``mtp`` (every
-    linear of the MTP layers), ``router`` and ``lm_head``; ``expert_parameters`` are the routed
-    experts' parameters in every layer, MTP included."""
+    ``linear_attention`` and ``linear_attention_gates`` (Gated DeltaNet layers), ``experts``
+    (routed), ``shared_experts``, ``dense_mlp`` (decoder layers), ``mtp`` (the attention and
+    MLP linears of the MTP layers), ``mtp_projection`` (their input projection), ``router``
+    and ``lm_head``; ``expert_parameters`` are the routed experts' parameters in every layer,
+    MTP included. Vision towers are not listed: their linears are expected unquantized."""
 
     families: Mapping[str, list[tuple[int, int]]]
     expert_parameters: int
@@ -74,9 +90,10 @@ class LinearFamilies:
 
 def linear_families(config: Mapping[str, Any]) -> LinearFamilies | None:
     """The linear weights of ``config``'s decoder by family; None when the architecture is
-    outside what is enumerated here (hybrid attention, vision towers, gpt-oss, Gemma...)."""
+    outside what is enumerated here (Mamba layers, gpt-oss, Gemma...)."""
     cfg = text_config(config)
-    if config.get("vision_config") or any(kind != "full" for kind in layer_kinds(cfg)):
+    kinds = layer_kinds(cfg)
+    if "mamba" in kinds:
         return None
     if model_type(cfg) in ("gpt_oss", "jamba") or model_type(cfg).startswith("gemma"):
         return None
@@ -92,16 +109,29 @@ def linear_families(config: Mapping[str, Any]) -> LinearFamilies | None:
     if moe is not None and n_shared and not shared:
         shared = n_shared * moe.expert_intermediate
     mtp = _int(cfg, "num_nextn_predict_layers", "mtp_num_hidden_layers", default=0) or 0
+    linear, gates = _linear_attention_linears(cfg, hidden)
     families: dict[str, list[tuple[int, int]]] = {
         name: []
-        for name in ("attention", "experts", "shared_experts", "dense_mlp", "mtp", "router")
+        for name in (
+            "attention",
+            "linear_attention",
+            "linear_attention_gates",
+            "experts",
+            "shared_experts",
+            "dense_mlp",
+            "mtp",
+            "router",
+        )
     }
+    families["mtp_projection"] = [(hidden, 2 * hidden)] * mtp
     experts = mtp_experts = 0
     biased: dict[str, int] = {}
     attention_biases = _attention_bias_outputs(cfg, attention)
     for index in range(layers + mtp):
         in_mtp = index >= layers
         layer: dict[str, list[tuple[int, int]]] = {"attention": list(attention)}
+        if not in_mtp and kinds[index] == "linear":
+            layer = {"linear_attention": list(linear), "linear_attention_gates": list(gates)}
         if moe is not None and (in_mtp or _is_moe_layer(cfg, index)):
             layer["experts"] = _mlp(hidden, moe.expert_intermediate, moe.experts)
             routed = moe.experts * 3 * hidden * moe.expert_intermediate
@@ -115,8 +145,9 @@ def linear_families(config: Mapping[str, Any]) -> LinearFamilies | None:
             layer["dense_mlp"] = _mlp(hidden, inter)
         for name, shapes in layer.items():
             families["mtp" if in_mtp else name] += shapes
-        family = "mtp" if in_mtp else "attention"
-        biased[family] = biased.get(family, 0) + attention_biases
+        if "attention" in layer:
+            family = "mtp" if in_mtp else "attention"
+            biased[family] = biased.get(family, 0) + attention_biases
     vocab = _int(cfg, "vocab_size", default=0) or 0
     if vocab and not cfg.get("tie_word_embeddings", False):
         families["lm_head"] = [(vocab, hidden)]
