@@ -423,3 +423,24 @@ def test_card_and_licence_history_of_a_busy_repo_offline(
     damaged = report("org/busy", "--no-code-discovery")
     [missing] = damaged["target"]["offline"]["unavailable"]
     assert missing.startswith("card and licence history (not read offline: the history of")
+
+
+@pytest.mark.parametrize("damage", [b"", b"GGUF\x03\x00\x00\x00", b"not a gguf header"])
+def test_a_corrupt_gguf_header_counts_as_missing(
+    hub: FakeHub, tmp_path: Path, go_offline, damage: bytes
+) -> None:
+    gguf = tmp_path / "model-Q8_0.gguf"
+    _gguf_file(gguf, 3 * 1024**3)
+    sha = hub.commit("org/gguf", {"README.md": card(), "model-Q8_0.gguf": gguf})
+    online = report("org/gguf", "--no-code-discovery")
+    [kept] = (tmp_path / "cardaudit-cache").rglob("gguf-headers/*")
+    kept.write_bytes(damage)
+    go_offline()
+    one_line_error(
+        audit("org/gguf", "--no-code-discovery"),
+        f"HF_HUB_OFFLINE is set and the header of model-Q8_0.gguf of org/gguf at {sha}",
+    )
+    go_offline(False)  # online, the damaged header is read again
+    hub.log.clear()
+    assert without_provenance(report("org/gguf", "--no-code-discovery")) == online
+    assert [e for e in hub.log if e.path.endswith(".gguf")]
