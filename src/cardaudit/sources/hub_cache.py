@@ -2,9 +2,10 @@
 
 Online audits keep here, by commit sha, the Hub's safetensors totals sent with the sha
 (``info.json``), the file listing with sizes (``files.json``), the commit list read for the
-card's history (``commits.json``), GGUF header prefixes and safetensors header errors
-(headers and their lengths stay where :func:`cardaudit.sources.hub.header_cache_path` puts
-them). A commit never changes, so nothing is ever invalidated. With ``HF_HUB_OFFLINE=1`` the
+card and licence history (``commits.json``) and the paths-info answers of its walk
+(``paths-info/``), readable GGUF headers (``gguf-headers/``, read by online re-audits too),
+the prefixes of unreadable ones and safetensors header errors (safetensors headers and their
+lengths stay where :func:`cardaudit.sources.hub.header_cache_path` puts them). A commit never changes, so nothing is ever invalidated. With ``HF_HUB_OFFLINE=1`` the
 audit reads these instead of asking the Hub; branch and tag names resolve as huggingface_hub
 resolves them offline, from ``refs/<name>`` in its cache (written by online audits, as the
 library writes them).
