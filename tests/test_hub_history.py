@@ -361,3 +361,20 @@ def test_the_test_hub_answers_paths_info_like_the_hub(hub: FakeHub) -> None:
     with urlopen(request, timeout=10) as response:
         answer = json.load(response)
     assert answer[0]["lastCommit"]["id"] == head
+
+
+def test_a_warm_re_audit_asks_only_for_the_revision(hub: FakeHub, tmp_path: Path) -> None:
+    """Listing, commit list and history steps are kept by commit: auditing the same commit
+    again costs one request, the revision; a new commit is read afresh."""
+    written = busy_repo(hub, tmp_path / "weights")
+    first = acquire(AuditRequest(target="org/busy", code_discovery=False))
+    hub.log.clear()
+    again = acquire(AuditRequest(target="org/busy", code_discovery=False))
+    assert [e.path.split("?")[0] for e in hub.log] == ["/api/models/org/busy"]  # model_info
+    assert again.repo.history == first.repo.history and again.repo.files == first.repo.files
+    head = hub.commit("org/busy", {"README.md": card(body="Delivered: the SFT code.\n")})
+    hub.log.clear()
+    newer = acquire(AuditRequest(target="org/busy", code_discovery=False))
+    assert newer.target.revision == head != written["all"][-1]
+    assert hub.requests("POST", "/paths-info/") and hub.requests("GET", "/tree/")
+    assert [v.sha for v in newer.repo.history["README.md"]] == [*written["README.md"], head]

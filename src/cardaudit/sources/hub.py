@@ -244,10 +244,23 @@ class HubSource:
         self.store.save_resolution(ref.repo_id, ref.revision, sha, totals)
         return sha, totals
 
+    def _kept(self, read: Callable[[], Any]) -> Any:
+        """What the store kept for a commit (it never changes), or None to ask the Hub;
+        offline, a miss is final (:class:`CacheMiss`)."""
+        try:
+            return read()
+        except CacheMiss:
+            if self.client.offline:
+                raise
+            return None
+
     def list_files(self, repo_id: str, sha: str) -> list[FileEntry]:
+        """The files at commit ``sha``, with sizes and LFS flags (kept by commit: a listing
+        kept by an earlier audit is used online too; offline it is the only source)."""
         self.step(f"Listing {repo_id}")
-        if self.client.offline:
-            return self.store.files(repo_id, sha)
+        kept = self._kept(lambda: self.store.files(repo_id, sha))
+        if kept is not None:
+            return kept
 
         def listing() -> list[FileEntry]:
             entries = []
@@ -263,9 +276,10 @@ class HubSource:
         return files
 
     def list_commits(self, repo_id: str, sha: str) -> list[CommitRef]:
-        """The commits from ``sha`` back, newest first (kept by sha; offline: the store)."""
-        if self.client.offline:
-            return self.store.commits(repo_id, sha)
+        """The commits from ``sha`` back, newest first (kept by commit, like the listing)."""
+        kept = self._kept(lambda: self.store.commits(repo_id, sha))
+        if kept is not None:
+            return kept
 
         def listing() -> list[CommitRef]:
             return [
@@ -333,10 +347,13 @@ class HubSource:
             note = f"the Hub's commit list does not start at the audited commit {sha[:12]}"
             return {}, {f"{path} (history)": f"{note}: history not read" for path in tracked}
 
+        position = {commit: index for index, commit in enumerate(order)}
+
         def paths_info(batch: list[str], revision: str) -> Any:
             """The last commits of ``batch`` at commit ``revision`` (kept by commit)."""
-            if self.client.offline:
-                return self.store.paths_info(repo_id, revision, batch)
+            kept = self._kept(lambda: self.store.paths_info(repo_id, revision, batch))
+            if kept is not None:
+                return kept
             answer = self.client.call(
                 f"read the last commits of {', '.join(batch)}",
                 repo_id,
@@ -345,8 +362,9 @@ class HubSource:
                 ),
                 revision,
             )
-            self.store.save_paths_info(repo_id, revision, batch, answer)
-            return answer
+            if _sane_last_commits(answer, revision, position):
+                self.store.save_paths_info(repo_id, revision, batch, answer)
+            return answer  # an odd answer is walked (and noted), never kept
 
         walk = hub_history.walk_changes(
             tracked, order, paths_info, self.history_versions or hub_history.MAX_VERSIONS
@@ -679,6 +697,19 @@ def usable_totals(
     if totals is None or verify_quantized(config, totals.parameters) is None:
         return None  # another scheme, or an equation failed: the headers are read in full
     return replace(totals, method="verified")
+
+
+def _sane_last_commits(answer: Any, revision: str, position: dict[str, int]) -> bool:
+    """Whether every entry of a paths-info answer names a last commit at or before
+    ``revision`` in its history (only such answers are kept for later audits)."""
+    if not isinstance(answer, list):
+        return False
+    at = position.get(revision, len(position))
+    for item in answer:
+        commit = getattr(getattr(item, "last_commit", None), "oid", None)
+        if not isinstance(commit, str) or position.get(commit, -1) < at:
+            return False
+    return True
 
 
 def _json_object(text: TextFile | None) -> dict | None:

@@ -1,18 +1,20 @@
-"""The offline store: what a Hub audit needs beyond huggingface_hub's own file cache.
+"""The commit store: what a Hub audit needs beyond huggingface_hub's own file cache.
 
 Online audits keep here, by commit sha, the Hub's safetensors totals sent with the sha
 (``info.json``), the file listing with sizes (``files.json``), the commit list read for the
 card and licence history (``commits.json``) and the paths-info answers of its walk
-(``paths-info/``), readable GGUF headers (``gguf-headers/``, read by online re-audits too),
-the prefixes of unreadable ones and safetensors header errors (safetensors headers and their
-lengths stay where :func:`cardaudit.sources.hub.header_cache_path` puts them). A commit never changes, so nothing is ever invalidated. With ``HF_HUB_OFFLINE=1`` the
-audit reads these instead of asking the Hub; branch and tag names resolve as huggingface_hub
-resolves them offline, from ``refs/<name>`` in its cache (written by online audits, as the
-library writes them).
+(``paths-info/``), readable GGUF headers (``gguf-headers/``), the prefixes of unreadable
+ones and safetensors header errors (safetensors headers and their lengths stay where
+:func:`cardaudit.sources.hub.header_cache_path` puts them). A commit never changes, so
+nothing is ever invalidated, and online re-audits of a commit read the listing, the
+commit list, the history steps and the headers from here: only the revision is asked
+again. With ``HF_HUB_OFFLINE=1`` the audit reads everything here instead of asking the
+Hub; branch and tag names resolve as huggingface_hub resolves them offline, from
+``refs/<name>`` in its cache (written by online audits, as the library writes them).
 
 Every write is atomic (a temporary file renamed into place) and best effort (a read-only
-cache only costs the offline audit); an entry that cannot be read or parsed counts as
-missing. Nothing here ever holds a token.
+cache only costs a refetch or the offline audit); an entry that cannot be read or parsed
+counts as missing. Nothing here ever holds a token.
 """
 
 from __future__ import annotations
