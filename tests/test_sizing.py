@@ -332,3 +332,50 @@ def test_the_counted_gguf_model_is_never_a_projector() -> None:
     ]
     assert main_gguf_group(["mmproj-F16.gguf"]) == ["mmproj-F16.gguf"]
     assert main_gguf_group([]) == []
+
+
+@pytest.mark.parametrize(
+    ("weight", "scale", "extras", "label"),
+    [
+        # NVIDIA ModelOpt NVFP4: U8 weight, E4M3 scale per 16 values, two F32 scalars.
+        ("weight", ("F8_E4M3", (768, 128)), ("weight_scale_2", "input_scale"), "NVFP4"),
+        # compressed-tensors nvfp4-pack-quantized: the same with other names.
+        (
+            "weight_packed",
+            ("F8_E4M3", (768, 128)),
+            ("weight_global_scale", "input_global_scale"),
+            "NVFP4",
+        ),
+        # compressed-tensors MXFP4: E8M0 scale per 32 values.
+        ("weight_packed", ("F8_E8M0", (768, 64)), (), "MXFP4"),
+    ],
+)
+def test_fp4_weights_are_recognised_by_their_block_scales(
+    weight: str, scale: tuple[str, tuple[int, int]], extras: tuple[str, ...], label: str
+) -> None:
+    """Two FP4 values per byte: without this, a 671B NVFP4 model counted as 336B and MEM001
+    would call the card wrong. No quantization config is needed: the shapes say it."""
+    prefix = "model.layers.0.mlp.experts.0.up_proj"
+    counted = count_tensors(
+        header(
+            (f"{prefix}.{weight}", "U8", (768, 1024)),
+            (f"{prefix}.weight_scale", scale[0], scale[1]),
+            *((f"{prefix}.{extra}", "F32", ()) for extra in extras),
+            ("model.norm.weight", "BF16", (2048,)),
+        ).tensors,
+        None,
+    )
+    assert counted["by_dtype"] == {label: 768 * 2048, "BF16": 2048}
+    assert counted["aux_tensors"] == 1 + len(extras)
+
+
+def test_u8_weights_without_fp4_scales_are_not_unpacked() -> None:
+    counted = count_tensors(
+        header(
+            ("a.weight", "U8", (768, 1024)),
+            ("a.weight_scale", "F8_E4M3", (768, 64)),  # one scale per 32: not NVFP4
+            ("b.weight", "U8", (10, 10)),
+        ).tensors,
+        None,
+    )
+    assert counted["by_dtype"] == {"U8": 768 * 1024 + 100}

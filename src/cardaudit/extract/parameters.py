@@ -27,6 +27,7 @@ from cardaudit.extract.quantization import (
     DTYPE_BYTES,
     UNPACKED_DTYPES,
     config_dtype,
+    fp4_labels,
     is_aux_tensor,
     logical_dtype,
     logical_elements,
@@ -100,6 +101,8 @@ def count_tensors(
     tensors: Iterable[TensorInfo], config: Mapping[str, Any] | None
 ) -> dict[str, Any]:
     """Exact logical counts of safetensors tensors, split by dtype and model part."""
+    tensors = list(tensors)
+    fp4 = fp4_labels(tensors)
     quant = quantization_of(config)
     num_layers = _num_layers(config)
     by_dtype: Counter[str] = Counter()
@@ -123,6 +126,8 @@ def count_tensors(
             continue
         if tensor.dtype in UNPACKED_DTYPES:  # fast path: floats are never packed
             logical, label = elements, tensor.dtype
+        elif tensor.name in fp4:
+            logical, label = 2 * elements, fp4[tensor.name]
         else:
             logical = logical_elements(tensor.name, tensor.dtype, quant.bits, elements)
             label = logical_dtype(tensor.name, tensor.dtype, quant.bits)

@@ -9,10 +9,12 @@ scales) are storage, not parameters.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
+
+from cardaudit.model import TensorInfo
 
 #: Bytes per element of every safetensors dtype (sub-byte types rounded per element).
 DTYPE_BYTES: Mapping[str, float] = {
@@ -70,8 +72,14 @@ AUX_SUFFIXES = (
     ".nested_quant_map",
     ".SCB",
     "weight_global_scale",
+    "input_global_scale",
+    "weight_scale_2",
     "weight_shape",
 )
+#: FP4 weights packed two to a byte, recognised by their block scales (a sibling
+#: ``weight_scale`` with one scale per this many values): NVFP4 (E4M3 scales, blocks of 16,
+#: NVIDIA ModelOpt and compressed-tensors) and MXFP4 (E8M0 scales, blocks of 32).
+FP4_BLOCKS: Mapping[str, tuple[int, str]] = {"F8_E4M3": (16, "NVFP4"), "F8_E8M0": (32, "MXFP4")}
 _PACKED_INT = re.compile(r"(\.qweight|weight_packed)$")
 _MXFP4_BLOCKS = re.compile(r"_blocks$")
 
@@ -135,6 +143,29 @@ def _group_bits(qc: Mapping[str, Any]) -> int | None:
         if isinstance(group, Mapping) and isinstance(group.get("weights"), Mapping)
     }
     return bits.pop() if len(bits) == 1 and isinstance(next(iter(bits)), int) else None
+
+
+def fp4_labels(tensors: Iterable[TensorInfo]) -> dict[str, str]:
+    """Names of the U8 weights that hold packed FP4 values, with their label: a ``*.weight``
+    or ``*.weight_packed`` (out, in/2) whose ``*.weight_scale`` sibling holds one E4M3 scale
+    per 16 values (NVFP4) or one E8M0 per 32 (MXFP4). Read from the shapes, so a repo whose
+    quantization config is in another file (``hf_quant_config.json``) is counted right."""
+    candidates: dict[str, TensorInfo] = {}
+    scales: dict[str, TensorInfo] = {}
+    for tensor in tensors:
+        if tensor.dtype == "U8" and tensor.name.endswith((".weight", ".weight_packed")):
+            candidates[tensor.name.rsplit(".", 1)[0]] = tensor
+        elif tensor.dtype in FP4_BLOCKS and tensor.name.endswith(".weight_scale"):
+            scales[tensor.name.removesuffix(".weight_scale")] = tensor
+    labels: dict[str, str] = {}
+    for prefix, weight in candidates.items():
+        scale = scales.get(prefix)
+        if scale is None or len(scale.shape) != 2 or len(weight.shape) != 2:
+            continue
+        block, label = FP4_BLOCKS[scale.dtype]
+        if scale.shape[0] == weight.shape[0] and scale.shape[1] * block == 2 * weight.shape[1]:
+            labels[weight.name] = label
+    return labels
 
 
 def is_aux_tensor(name: str) -> bool:
