@@ -379,3 +379,25 @@ def test_u8_weights_without_fp4_scales_are_not_unpacked() -> None:
         None,
     )
     assert counted["by_dtype"] == {"U8": 768 * 1024 + 100}
+
+
+@pytest.mark.parametrize("double_quant", [False, True])
+def test_bitsandbytes_4bit_weights_hold_two_values_a_byte(double_quant: bool) -> None:
+    """A bitsandbytes 4-bit checkpoint (unsloth ``-bnb-4bit`` and the like) stores each
+    linear as a flat U8 column beside its quant state; absmax (U8 under double quantization),
+    quant maps and the state are storage."""
+    prefix = "model.layers.0.self_attn.q_proj.weight"
+    out, inp = 2048, 2048
+    state = [
+        (f"{prefix}.absmax", "U8" if double_quant else "F32", (out * inp // 64,)),
+        (f"{prefix}.quant_map", "F32", (16,)),
+        (f"{prefix}.quant_state.bitsandbytes__nf4", "U8", (85,)),
+    ]
+    if double_quant:
+        state += [
+            (f"{prefix}.nested_absmax", "F32", (out * inp // 64 // 256,)),
+            (f"{prefix}.nested_quant_map", "F32", (256,)),
+        ]
+    counted = count_tensors(header((prefix, "U8", (out * inp // 2, 1)), *state).tensors, None)
+    assert counted["by_dtype"] == {"NF4": out * inp}
+    assert counted["aux_tensors"] == len(state)

@@ -131,7 +131,8 @@ def _weights_in(facts: Facts, dtype: str | None) -> tuple[float, str]:
 
 
 def _same_width(stored: str, claimed: str | None) -> bool:
-    widths = {"BF16": 2, "F16": 2, "F8_E4M3": 1, "INT8": 1, "INT4": 0.5, "MXFP4": 0.5, "F32": 4}
+    widths = {"BF16": 2, "F16": 2, "F32": 4, "F8_E4M3": 1, "INT8": 1, "I8": 1}
+    widths |= dict.fromkeys(("INT4", "MXFP4", "NVFP4", "NF4", "FP4"), 0.5)
     return claimed is not None and widths.get(stored) == widths.get(claimed)
 
 

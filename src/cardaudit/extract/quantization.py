@@ -146,19 +146,31 @@ def _group_bits(qc: Mapping[str, Any]) -> int | None:
 
 
 def fp4_labels(tensors: Iterable[TensorInfo]) -> dict[str, str]:
-    """Names of the U8 weights that hold packed FP4 values, with their label: a ``*.weight``
-    or ``*.weight_packed`` (out, in/2) whose ``*.weight_scale`` sibling holds one E4M3 scale
-    per 16 values (NVFP4) or one E8M0 per 32 (MXFP4). Read from the shapes, so a repo whose
-    quantization config is in another file (``hf_quant_config.json``) is counted right."""
+    """Names of the U8 weights that hold two 4-bit values a byte, with their label, read
+    from the tensors themselves (so a quantization config kept in another file, such as
+    ``hf_quant_config.json``, does not matter):
+
+    * a ``*.weight`` or ``*.weight_packed`` (out, in/2) whose ``*.weight_scale`` sibling
+      holds one E4M3 scale per 16 values (NVFP4) or one E8M0 per 32 (MXFP4);
+    * a bitsandbytes 4-bit ``*.weight`` (a flat U8 column) beside its
+      ``*.weight.quant_state.bitsandbytes__nf4`` (or ``__fp4``): labelled NF4 / FP4.
+    """
     candidates: dict[str, TensorInfo] = {}
     scales: dict[str, TensorInfo] = {}
+    labels: dict[str, str] = {}
+    bnb: dict[str, str] = {}
     for tensor in tensors:
         if tensor.dtype == "U8" and tensor.name.endswith((".weight", ".weight_packed")):
             candidates[tensor.name.rsplit(".", 1)[0]] = tensor
         elif tensor.dtype in FP4_BLOCKS and tensor.name.endswith(".weight_scale"):
             scales[tensor.name.removesuffix(".weight_scale")] = tensor
-    labels: dict[str, str] = {}
+        elif ".weight.quant_state.bitsandbytes__" in tensor.name:
+            weight, kind = tensor.name.split(".quant_state.bitsandbytes__", 1)
+            bnb[weight] = kind.upper()
     for prefix, weight in candidates.items():
+        if weight.name in bnb:
+            labels[weight.name] = bnb[weight.name]
+            continue
         scale = scales.get(prefix)
         if scale is None or len(scale.shape) != 2 or len(weight.shape) != 2:
             continue
@@ -169,8 +181,8 @@ def fp4_labels(tensors: Iterable[TensorInfo]) -> dict[str, str]:
 
 
 def is_aux_tensor(name: str) -> bool:
-    """Whether ``name`` is a quantization side tensor (scale, zero point, index)."""
-    return name.endswith(AUX_SUFFIXES)
+    """Whether ``name`` is a quantization side tensor (scale, zero point, index, state)."""
+    return name.endswith(AUX_SUFFIXES) or ".quant_state." in name
 
 
 def packing_factor(name: str, dtype: str, bits: int | None) -> Fraction:
