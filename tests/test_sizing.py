@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cardaudit.extract.config_count import count_from_config
 from cardaudit.extract.figures import figures_in
 from cardaudit.extract.memory import kv_bytes_at, kv_cache, max_context
 from cardaudit.extract.parameters import count_tensors, from_headers
@@ -401,3 +402,33 @@ def test_bitsandbytes_4bit_weights_hold_two_values_a_byte(double_quant: bool) ->
     counted = count_tensors(header((prefix, "U8", (out * inp // 2, 1)), *state).tensors, None)
     assert counted["by_dtype"] == {"NF4": out * inp}
     assert counted["aux_tensors"] == len(state)
+
+
+def test_packed_storage_that_cannot_be_unpacked_falls_back_to_the_config_count() -> None:
+    """EXL2 (and EXL3, HQQ...) pack a varying number of bits into I32 / I16 words: the
+    header holds no logical shapes, so its elements are not counted as parameters."""
+    from cardaudit.extract.parameters import parameter_facts
+    from cardaudit.model import Evidence, RepoSnapshot, Target
+
+    llama = config("meta-llama__Meta-Llama-3.1-8B")
+    llama["quantization_config"] = {"quant_method": "exl2", "bits": 4.65}
+    prefix = "model.layers.0.self_attn.q_proj"
+    evidence = Evidence(
+        Target("local", "m", None, None),
+        RepoSnapshot(kind="local", id="m"),
+        config=llama,
+        safetensors=(
+            header(
+                (f"{prefix}.q_weight", "I32", (595, 4096)),
+                (f"{prefix}.q_groups", "I16", (64,)),
+                (f"{prefix}.q_scale", "I32", (16, 4096)),
+                ("model.norm.weight", "F16", (4096,)),
+            ),
+        ),
+    )
+    facts = parameter_facts(evidence)
+    expected = count_from_config(llama)
+    assert expected is not None
+    assert (facts.source, facts.total) == ("config", expected.total)
+    assert f"{prefix}.q_weight" in facts.details["headers_not_counted"]
+    assert "exl2" in facts.details["headers_not_counted"]

@@ -112,6 +112,7 @@ def count_tensors(
     aux_tensors = 0
     seen: set[str] = set()
     duplicates = 0
+    opaque: list[str] = []
     for tensor in tensors:
         if tensor.name in seen:
             duplicates += 1
@@ -131,6 +132,8 @@ def count_tensors(
         else:
             logical = logical_elements(tensor.name, tensor.dtype, quant.bits, elements)
             label = logical_dtype(tensor.name, tensor.dtype, quant.bits)
+            if label in OPAQUE_DTYPES and elements >= OPAQUE_MIN_ELEMENTS:
+                opaque.append(tensor.name)
         by_dtype[label] += logical
         parts[tensor_part(tensor.name, num_layers)] += logical
     total = sum(by_dtype.values())
@@ -143,6 +146,7 @@ def count_tensors(
         "aux_tensors": aux_tensors,
         "tensors": len(seen),
         "duplicate_tensors": duplicates,
+        "opaque_tensors": opaque,
     }
 
 
@@ -168,6 +172,13 @@ def _without_embeddings(active: int | None, config: Mapping[str, Any] | None) ->
     return active - vocab * hidden * (1 if tied else 2)
 
 
+#: Integer storage left packed after unpacking what is known (GPTQ / AWQ / compressed-tensors
+#: int, FP4, bitsandbytes): EXL2 ``q_weight``, EXL3 ``trellis``, HQQ and the like. Their
+#: elements are not parameters, and their logical shapes are not in the header.
+OPAQUE_DTYPES = frozenset({"I16", "I32", "U16", "U32"})
+OPAQUE_MIN_ELEMENTS = 4096
+
+
 def from_headers(
     headers: Iterable[SafetensorsHeader], config: Mapping[str, Any] | None
 ) -> ParameterFacts | None:
@@ -178,6 +189,17 @@ def from_headers(
     if not counted["tensors"]:
         return None
     parts = counted.pop("parts")
+    opaque = counted.pop("opaque_tensors")
+    if opaque:
+        quant = quantization_of(config).label or "a quantization cardaudit cannot unpack"
+        return ParameterFacts(
+            details={
+                "headers_not_counted": (
+                    f"{len(opaque)} tensors hold packed integer storage ({quant}; e.g. "
+                    f"{opaque[0]}) whose logical shapes the headers do not give"
+                )
+            }
+        )
     active = active_from_parts(parts, _moe_ratio(config))
     details = {
         **{k: v for k, v in counted.items() if k not in ("total", "by_dtype")},
@@ -407,8 +429,10 @@ def parameter_facts(evidence: Evidence) -> ParameterFacts:
     config = evidence.config
     missing = _shards_without_headers(evidence)
     headers = () if missing else evidence.safetensors
+    counted = from_headers(headers, config)
+    skipped = counted.details.get("headers_not_counted") if counted is not None else None
     for facts in (
-        from_headers(headers, config),
+        None if skipped else counted,
         from_hub_totals(evidence.safetensors_totals, config),
         from_gguf(evidence.gguf, (entry.path for entry in evidence.repo.files)),
         from_index(evidence.safetensors_index, config),
@@ -419,13 +443,15 @@ def parameter_facts(evidence: Evidence) -> ParameterFacts:
                 count = count_from_config(config)
                 if count is not None:
                     facts = _with_config_estimate(facts, count)
-            if missing:
+            extra = {"shards_without_headers": missing} if missing else {}
+            if skipped:
+                extra["headers_not_counted"] = skipped
+            if extra:
                 from dataclasses import replace
 
-                details = {**facts.details, "shards_without_headers": missing}
-                facts = replace(facts, details=details)
+                facts = replace(facts, details={**facts.details, **extra})
             return facts
-    return ParameterFacts()
+    return ParameterFacts(details={"headers_not_counted": skipped} if skipped else {})
 
 
 def _shards_without_headers(evidence: Evidence) -> list[str]:
