@@ -295,3 +295,51 @@ def test_the_families_are_a_partition_of_linear_weights_for_every_config() -> No
             continue
         linear = sum(o * i for o, i in layout.linears(layout.families))
         assert 0 < linear <= count.total_with_mtp, path.name
+
+
+JUNK = [None, "x", -1, 0, 1.5, [], {}, [1], {"a": 1}, True, 10**12, "128", 9_999, 65_536]
+
+
+@pytest.mark.parametrize("name", ["deepseek-ai__DeepSeek-V3", "Qwen__Qwen3.6-35B-A3B"])
+@pytest.mark.parametrize("method", ["fp8", "gptq", "awq", "compressed-tensors"])
+def test_odd_config_values_never_raise(name: str, method: str) -> None:
+    """Configs are untrusted input: any value in any field gives None or a count, never an
+    exception and never a layer-by-layer walk over a billion layers (seeded, so the same
+    cases run every time)."""
+    import random
+
+    rng = random.Random(f"{name}/{method}")
+    for _ in range(20):
+        config = _config(name)
+        weights = {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 32}
+        quant = {
+            "quant_method": method,
+            "bits": 4,
+            "group_size": 128,
+            "weight_block_size": [128, 128],
+            "format": "pack-quantized",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights}},
+        }
+        config["quantization_config"] = quant
+        text = config.get("text_config", config)
+        for _ in range(3):
+            target = rng.choice([text, quant, weights])
+            key = rng.choice([k for k in target if k != "quantization_config"])
+            target[key] = rng.choice(JUNK)
+        totals = {"F8_E4M3": 10, "I32": 10, "BF16": 5, "F32": 3, "I64": 2}
+        assert verify_quantized(config, totals) is None  # these totals fit nothing
+        linear_families(config)
+        count_from_config(config)
+
+
+@pytest.mark.parametrize("name", ["deepseek-ai__DeepSeek-V3", "Qwen__Qwen3.6-35B-A3B"])
+def test_every_config_field_with_every_odd_value(name: str) -> None:
+    """One field at a time, each odd value: the config parsers never raise."""
+    original = _config(name)
+    fields = list(original.get("text_config", original))
+    for field in fields:
+        for value in JUNK:
+            config = _config(name)
+            config.get("text_config", config)[field] = value
+            linear_families(config)
+            count_from_config(config)

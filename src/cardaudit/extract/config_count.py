@@ -64,9 +64,16 @@ def model_type(config: Mapping[str, Any]) -> str:
 # --------------------------------------------------------------------------- layers
 
 
+#: Beyond these a config describes no real model (the largest have ~130 layers and ~512
+#: experts): it is not counted rather than enumerated layer by layer.
+MAX_LAYERS = 10_000
+MAX_EXPERTS = 65_536
+
+
 def layer_kinds(cfg: Mapping[str, Any]) -> list[str]:
     """Attention kind of each decoder layer: full, sliding, linear or mamba."""
     layers = _int(cfg, "num_hidden_layers", "n_layer", "num_layers", default=0) or 0
+    layers = min(layers, MAX_LAYERS)
     types = cfg.get("layer_types")
     if isinstance(types, list) and len(types) == layers:
         kinds = []
@@ -86,10 +93,8 @@ def layer_kinds(cfg: Mapping[str, Any]) -> list[str]:
         period = _int(cfg, "attn_layer_period", default=8) or 8
         offset = _int(cfg, "attn_layer_offset", default=4) or 0
         return ["full" if i % period == offset else "mamba" for i in range(layers)]
-    if mtype in ("qwen3_next", "qwen3_5_moe_text", "qwen3_5_text") and cfg.get(
-        "full_attention_interval"
-    ):
-        interval = int(cfg["full_attention_interval"])
+    interval = _int(cfg, "full_attention_interval")
+    if mtype in ("qwen3_next", "qwen3_5_moe_text", "qwen3_5_text") and interval:
         return ["full" if (i + 1) % interval == 0 else "linear" for i in range(layers)]
     window = cfg.get("sliding_window")
     if window and mtype == "gemma2":
@@ -221,7 +226,7 @@ class MoE:
 def moe_shape(cfg: Mapping[str, Any]) -> MoE | None:
     """Routed-expert layout of an MoE config, or None for a dense model."""
     experts = _int(cfg, "num_local_experts", "n_routed_experts", "num_experts", "moe_num_experts")
-    if not experts or experts <= 1:
+    if not experts or experts <= 1 or experts > MAX_EXPERTS:
         return None
     if model_type(cfg).startswith("gemma4") and not cfg.get("enable_moe_block", True):
         return None
@@ -338,7 +343,7 @@ def count_from_config(config: Mapping[str, Any]) -> ConfigCount | None:
     hidden = _int(cfg, "hidden_size", "n_embd", "n_embed", "d_model")
     layers = _int(cfg, "num_hidden_layers", "n_layer", "num_layers")
     vocab = _int(cfg, "vocab_size", "padded_vocab_size")
-    if not hidden or not layers or not vocab:
+    if not hidden or not layers or not vocab or layers > MAX_LAYERS:
         return None
     mtype = model_type(cfg)
     notes: list[str] = []

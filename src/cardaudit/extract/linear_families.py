@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cardaudit.extract.config_count import (
+    MAX_LAYERS,
     _int,
     _is_moe_layer,
     head_dims,
@@ -22,6 +23,9 @@ from cardaudit.extract.config_count import (
     moe_shape,
     text_config,
 )
+
+#: More linear weights than any real checkpoint holds (DeepSeek-V3: ~45k, Kimi K2: ~70k).
+MAX_LINEARS = 2_000_000
 
 
 def _attention_linears(cfg: Mapping[str, Any], hidden: int) -> list[tuple[int, int]] | None:
@@ -100,15 +104,19 @@ def linear_families(config: Mapping[str, Any]) -> LinearFamilies | None:
     hidden = _int(cfg, "hidden_size", default=0) or 0
     layers = _int(cfg, "num_hidden_layers", default=0) or 0
     inter = _int(cfg, "intermediate_size", default=0) or 0
+    mtp = _int(cfg, "num_nextn_predict_layers", "mtp_num_hidden_layers", default=0) or 0
+    if not 0 < layers + mtp <= MAX_LAYERS:
+        return None
     attention = _attention_linears(cfg, hidden)
-    if not hidden or not layers or attention is None:
+    if not hidden or attention is None:
         return None
     moe = moe_shape(cfg)
+    if (layers + mtp) * (3 * moe.experts if moe else 3) > MAX_LINEARS:
+        return None  # no real model: listing them would only exhaust memory
     shared = _int(cfg, "shared_expert_intermediate_size", "shared_intermediate_size")
     n_shared = _int(cfg, "n_shared_experts", "num_shared_experts")
     if moe is not None and n_shared and not shared:
         shared = n_shared * moe.expert_intermediate
-    mtp = _int(cfg, "num_nextn_predict_layers", "mtp_num_hidden_layers", default=0) or 0
     linear, gates = _linear_attention_linears(cfg, hidden)
     families: dict[str, list[tuple[int, int]]] = {
         name: []
