@@ -13,7 +13,7 @@ from pathlib import Path
 from hub_server import FakeHub, write_sparse_safetensors
 
 LICENCE = Path(__file__).resolve().parents[1] / "fixtures" / "clover" / "model" / "LICENSE"
-WIDTH = {"BF16": 2, "F16": 2, "F32": 4, "I32": 4, "I64": 8, "F8_E4M3": 1}
+WIDTH = {"BF16": 2, "F16": 2, "F32": 4, "I32": 4, "I64": 8, "F8_E4M3": 1, "U8": 1}
 
 
 def card(
@@ -349,6 +349,54 @@ def compressed_tensors_moe(
             f"{name}.weight": ("F8_E4M3", [out, inp]),
             f"{name}.weight_scale": ("BF16", [out, 1]),
         }
+
+    return qwen3_moe_checkpoint(
+        linear, "BF16", quantization, quantize_attention=quantize_attention, **shape
+    )
+
+
+def nvfp4_moe(fmt: str, *, quantize_attention: bool = True, **shape: int) -> tuple[dict, Tensors]:
+    """A Qwen3-MoE NVFP4 checkpoint, one tensor per expert, as NVIDIA ModelOpt (``fmt``
+    ``modelopt``: U8 ``weight``, E4M3 ``weight_scale`` per 16 values, F32 scalars
+    ``weight_scale_2`` and ``input_scale``) or llm-compressor (``nvfp4-pack-quantized``:
+    ``weight_packed``, ``weight_scale``, ``weight_global_scale``, ``input_global_scale``)
+    write it. The rest stays BF16. Returns (config, tensors)."""
+    if fmt == "modelopt":
+        quantization: dict = {
+            "quant_method": "modelopt",
+            "quant_algo": "NVFP4",
+            "group_size": 16,
+            "kv_cache_quant_algo": None,
+            "exclude_modules": ["lm_head", "model.layers.*.mlp.gate"],
+        }
+        names = ("weight", "weight_scale", ("weight_scale_2", "input_scale"))
+    else:
+        fp4 = {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16}
+        quantization = {
+            "quant_method": "compressed-tensors",
+            "format": fmt,
+            "config_groups": {
+                "group_0": {
+                    "targets": ["Linear"],
+                    "weights": {**fp4, "symmetric": True, "dynamic": False},
+                    "input_activations": {**fp4, "dynamic": "local"},
+                }
+            },
+            "ignore": ["lm_head", "re:.*mlp.gate$"],
+        }
+        names = ("weight_packed", "weight_scale", ("weight_global_scale", "input_global_scale"))
+
+    def linear(name: str, out: int, inp: int, quantized: bool) -> Tensors:
+        if not quantized:
+            return {f"{name}.weight": ("BF16", [out, inp])}
+        weight, scale, scalars = names
+        tensors: Tensors = {
+            f"{name}.{weight}": ("U8", [out, inp // 2]),
+            f"{name}.{scale}": ("F8_E4M3", [out, inp // 16]),
+        }
+        for scalar in scalars:
+            tensors[f"{name}.{scalar}"] = ("F32", [] if fmt == "modelopt" else [1])
+        return tensors
 
     return qwen3_moe_checkpoint(
         linear, "BF16", quantization, quantize_attention=quantize_attention, **shape

@@ -20,6 +20,7 @@ from hub_repos import (
     fp8_moe,
     moe_config,
     moe_tensors,
+    nvfp4_moe,
     packed_int_moe,
     per_expert_tensors,
     publish_model,
@@ -635,7 +636,9 @@ def _publish_packed(
     **options,
 ) -> tuple[str, dict, dict]:
     """Publish an int4 / FP8 MoE: ``method`` is gptq, awq or a compressed-tensors format."""
-    build = packed_int_moe if method in ("gptq", "awq") else compressed_tensors_moe
+    build = {"gptq": packed_int_moe, "awq": packed_int_moe, "modelopt": nvfp4_moe}.get(
+        method, nvfp4_moe if method.startswith("nvfp4") else compressed_tensors_moe
+    )
     config, tensors = build(method, **PACKED_SHAPE, **options)
     config["quantization_config"] |= config_change or {}
     if change_tensors is not None:
@@ -656,6 +659,8 @@ def _publish_packed(
         ("pack-quantized", {}, ["attention", "experts"], {"BF16", "INT4"}),
         ("pack-quantized", {"quantize_attention": False}, ["experts"], {"BF16", "INT4"}),
         ("float-quantized", {}, ["attention", "experts"], {"BF16", "F8_E4M3"}),
+        ("nvfp4-pack-quantized", {}, ["attention", "experts"], {"BF16", "NVFP4"}),
+        ("modelopt", {"quantize_attention": False}, ["experts"], {"BF16", "NVFP4"}),
     ],
 )
 def test_quantized_per_expert_repos_are_counted_exactly_well_under_the_budget(
@@ -668,7 +673,7 @@ def test_quantized_per_expert_repos_are_counted_exactly_well_under_the_budget(
     details = params["details"]
     assert params["source"] == "hub"
     assert details["method"] == "config count verified against Hub dtype totals"
-    assert details["scheme"].removeprefix("compressed-tensors ") == method
+    assert method in details["scheme"]
     assert details["quantized_families"] == families
     assert details["headers_read"] == 0 and details["header_bytes"] > 512 * 1024
     # Only the 8-byte header lengths of the shards, and no index, crossed the wire.
@@ -714,6 +719,8 @@ def _one_projection_left_in_f16(tensors: dict) -> None:
         ("pack-quantized", {"format": "marlin-24"}, None),  # not enumerated
         ("pack-quantized", {"kv_cache_scheme": {"num_bits": 8}}, None),  # k/v scales too
         ("float-quantized", {}, lambda t: t.update({"model.extra.input_scale": ("BF16", [1])})),
+        ("modelopt", {"kv_cache_quant_algo": "FP8"}, None),  # k/v scales: not enumerated
+        ("nvfp4-pack-quantized", {}, lambda t: t.update({"x.weight_scale_2": ("F32", [])})),
     ],
 )
 def test_packed_int_totals_that_fail_an_equation_fall_back_to_every_header(

@@ -19,6 +19,9 @@ Shapes, per format (``g`` the group size, ``b`` the bits):
 * compressed-tensors ``float-quantized`` / ``int-quantized`` (symmetric): ``weight``
   F8_E4M3 / I8 (out, in); ``weight_scale`` per channel, tensor, group or block; an
   ``input_scale`` (1) per linear when activations are quantized statically.
+* NVFP4 (compressed-tensors ``nvfp4-pack-quantized``, NVIDIA ModelOpt): U8 (out, in/2),
+  an E4M3 scale per 16 values, and one or two F32 scalars per linear; ModelOpt FP8: E4M3
+  (out, in) and two scalars.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ FLOAT_DTYPES = frozenset({"BF16", "F16", "F32"})
 WIDTHS: Mapping[str, int] = {
     "F8_E4M3": 1,
     "I8": 1,
+    "U8": 1,
     "F16": 2,
     "BF16": 2,
     "I32": 4,
@@ -101,6 +105,28 @@ def _compressed_linear(
     return {"F8_E4M3" if fmt == "float-quantized" else "I8": out * inp}, count
 
 
+def _nvfp4_linear(floats: int, out: int, inp: int) -> Stored | None:
+    """Two FP4 values a byte, one E4M3 scale per 16, and ``floats`` F32 scalars."""
+    return {"U8": out * _ceil(inp, 2), "F8_E4M3": out * _ceil(inp, 16)}, floats
+
+
+def _fp8_tensor_linear(floats: int, out: int, inp: int) -> Stored | None:
+    return {"F8_E4M3": out * inp}, floats
+
+
+def _nvfp4(name: str, floats: int, equations: str) -> StorageScheme:
+    return StorageScheme(
+        name=name,
+        quantized_dtype="U8",
+        dtypes=frozenset({"U8", "F8_E4M3"}),
+        label="NVFP4",
+        bits=4,
+        scale_dtypes=("F32", "BF16", "F16"),
+        equations=equations,
+        stored=partial(_nvfp4_linear, floats),
+    )
+
+
 def scheme_of(quant: Mapping[str, Any] | None) -> StorageScheme | None:
     """The storage scheme ``quantization_config`` declares, if it is enumerated here."""
     if not isinstance(quant, Mapping):
@@ -111,8 +137,69 @@ def scheme_of(quant: Mapping[str, Any] | None) -> StorageScheme | None:
     if method in ("gptq", "awq"):
         return _packed_int(method, quant)
     if method == "compressed-tensors":
+        if str(quant.get("format")).lower() == "nvfp4-pack-quantized":
+            return _compressed_nvfp4(quant)
         return _compressed_tensors(quant)
+    if method == "modelopt":
+        return _modelopt(quant)
     return None
+
+
+def _modelopt(quant: Mapping[str, Any]) -> StorageScheme | None:
+    """NVIDIA ModelOpt NVFP4 (``weight`` U8, ``weight_scale`` E4M3 per 16 values,
+    ``weight_scale_2`` and ``input_scale`` F32 scalars) or per-tensor FP8 (``weight``
+    E4M3, ``weight_scale`` and ``input_scale`` scalars). A quantized KV cache adds scales
+    per attention layer: not enumerated."""
+    algo = str(quant.get("quant_algo")).upper()
+    if quant.get("kv_cache_quant_algo"):
+        return None
+    if algo == "NVFP4" and quant.get("group_size", 16) == 16:
+        return _nvfp4(
+            "modelopt NVFP4",
+            2,
+            "ModelOpt NVFP4: U8 = out x ceil(in/2), F8_E4M3 = out x ceil(in/16) "
+            "(weight_scale); 2 F32 scalars per linear (weight_scale_2, input_scale)",
+        )
+    if algo == "FP8":
+        return StorageScheme(
+            name="modelopt FP8",
+            quantized_dtype="F8_E4M3",
+            dtypes=frozenset({"F8_E4M3"}),
+            label="F8_E4M3",
+            bits=8,
+            scale_dtypes=("F32", "BF16", "F16"),
+            equations="ModelOpt FP8: F8_E4M3 = out x in; 2 scalars per linear",
+            stored=partial(_fp8_tensor_linear, 2),
+        )
+    return None
+
+
+def _compressed_nvfp4(quant: Mapping[str, Any]) -> StorageScheme | None:
+    """compressed-tensors ``nvfp4-pack-quantized``: ``weight_packed`` U8, ``weight_scale``
+    E4M3 per 16 values, a ``weight_global_scale`` and, when activations are quantized too,
+    an ``input_global_scale`` (F32)."""
+    groups = quant.get("config_groups")
+    if not isinstance(groups, Mapping) or len(groups) != 1:
+        return None
+    if any(quant.get(key) for key in ("kv_cache_scheme", "sparsity_config", "transform_config")):
+        return None
+    (group,) = groups.values()
+    if not isinstance(group, Mapping) or group.get("targets") != ["Linear"]:
+        return None
+    weights, inputs = group.get("weights"), group.get("input_activations")
+    if not isinstance(weights, Mapping) or group.get("output_activations"):
+        return None
+    if weights.get("type") != "float" or weights.get("num_bits") != 4:
+        return None
+    if weights.get("group_size") != 16:
+        return None
+    floats = 2 if isinstance(inputs, Mapping) else 1
+    return _nvfp4(
+        "compressed-tensors nvfp4-pack-quantized",
+        floats,
+        "compressed-tensors NVFP4: U8 = out x ceil(in/2) (weight_packed), F8_E4M3 = "
+        f"out x ceil(in/16) (weight_scale); {floats} F32 global scale(s) per linear",
+    )
 
 
 def _pair(value: Any) -> tuple[int, int] | None:

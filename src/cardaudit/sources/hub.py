@@ -89,7 +89,7 @@ PLAIN_WIDTHS = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "BOOL": 1}
 #: Quantized repos (FP8 block, GPTQ, AWQ, compressed-tensors): the totals count quantized
 #: weights, scales and zero points too, so they are used only when they prove the config
 #: count exact (:func:`cardaudit.extract.quant_totals.verify_quantized`).
-QUANT_WIDTHS = {**PLAIN_WIDTHS, "F8_E4M3": 1, "I8": 1, "I32": 4}
+QUANT_WIDTHS = {**PLAIN_WIDTHS, "F8_E4M3": 1, "I8": 1, "U8": 1, "I32": 4}
 
 
 def header_cache_path(repo_id: str, sha: str, path: str, suffix: str = ".json") -> Path:
