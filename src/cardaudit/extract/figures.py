@@ -516,10 +516,3 @@ def model_names(evidence: Evidence) -> set[str]:
         if title:
             names.add(title.lower())
     return {name for name in names if len(name) >= 3 and name not in GENERIC_NAMES}
-
-
-def by_kind(figures: list[Figure]) -> Mapping[str, list[Figure]]:
-    grouped: dict[str, list[Figure]] = {}
-    for figure in figures:
-        grouped.setdefault(figure.kind, []).append(figure)
-    return grouped

@@ -454,7 +454,3 @@ def declared_bases(claims: tuple[BaseModelRef, ...]) -> list[BaseModelRef]:
         if refs:
             return refs
     return []
-
-
-def dumps_claim(ref: BaseModelRef) -> dict[str, Any]:
-    return {"id": ref.id, "relation": ref.relation, "source": ref.source}
