@@ -161,15 +161,11 @@ def _modelopt(quant: Mapping[str, Any]) -> StorageScheme | None:
             "(weight_scale); 2 F32 scalars per linear (weight_scale_2, input_scale)",
         )
     if algo == "FP8":
-        return StorageScheme(
-            name="modelopt FP8",
-            quantized_dtype="F8_E4M3",
-            dtypes=frozenset({"F8_E4M3"}),
-            label="F8_E4M3",
-            bits=8,
-            scale_dtypes=("F32", "BF16", "F16"),
-            equations="ModelOpt FP8: F8_E4M3 = out x in; 2 scalars per linear",
-            stored=partial(_fp8_tensor_linear, 2),
+        return _fp8_scheme(
+            "modelopt FP8",
+            ("F32", "BF16", "F16"),
+            "ModelOpt FP8: F8_E4M3 = out x in; 2 scalars per linear",
+            partial(_fp8_tensor_linear, 2),
         )
     return None
 
@@ -178,17 +174,10 @@ def _compressed_nvfp4(quant: Mapping[str, Any]) -> StorageScheme | None:
     """compressed-tensors ``nvfp4-pack-quantized``: ``weight_packed`` U8, ``weight_scale``
     E4M3 per 16 values, a ``weight_global_scale`` and, when activations are quantized too,
     an ``input_global_scale`` (F32)."""
-    groups = quant.get("config_groups")
-    if not isinstance(groups, Mapping) or len(groups) != 1:
+    group = _linear_group(quant)
+    if group is None:
         return None
-    if any(quant.get(key) for key in ("kv_cache_scheme", "sparsity_config", "transform_config")):
-        return None
-    (group,) = groups.values()
-    if not isinstance(group, Mapping) or group.get("targets") != ["Linear"]:
-        return None
-    weights, inputs = group.get("weights"), group.get("input_activations")
-    if not isinstance(weights, Mapping) or group.get("output_activations"):
-        return None
+    weights, inputs = group
     if weights.get("type") != "float" or weights.get("num_bits") != 4:
         return None
     if weights.get("group_size") != 16:
@@ -202,6 +191,39 @@ def _compressed_nvfp4(quant: Mapping[str, Any]) -> StorageScheme | None:
     )
 
 
+def _linear_group(quant: Mapping[str, Any]) -> tuple[Mapping[str, Any], Any] | None:
+    """The weights and input-activations schemes of a compressed-tensors config with one
+    config group on every Linear and no extra tensors; None otherwise."""
+    groups = quant.get("config_groups")
+    if not isinstance(groups, Mapping) or len(groups) != 1:
+        return None  # several schemes in one checkpoint: which linear has which is unknown
+    if any(quant.get(key) for key in ("kv_cache_scheme", "sparsity_config", "transform_config")):
+        return None  # extra tensors (k/v scales, sparsity metadata, transforms)
+    (group,) = groups.values()
+    if not isinstance(group, Mapping) or group.get("targets") != ["Linear"]:
+        return None
+    weights = group.get("weights")
+    if not isinstance(weights, Mapping) or group.get("output_activations"):
+        return None
+    return weights, group.get("input_activations")
+
+
+def _fp8_scheme(
+    name: str, scale_dtypes: tuple[str, ...], equations: str, stored: Callable
+) -> StorageScheme:
+    """FP8 E4M3 weights, one stored element per parameter."""
+    return StorageScheme(
+        name=name,
+        quantized_dtype="F8_E4M3",
+        dtypes=frozenset({"F8_E4M3"}),
+        label="F8_E4M3",
+        bits=8,
+        scale_dtypes=scale_dtypes,
+        equations=equations,
+        stored=stored,
+    )
+
+
 def _pair(value: Any) -> tuple[int, int] | None:
     if isinstance(value, list) and len(value) == 2 and all(_positive(v) for v in value):
         return value[0], value[1]
@@ -212,18 +234,12 @@ def _fp8_block(quant: Mapping[str, Any]) -> StorageScheme | None:
     block = _pair(quant.get("weight_block_size"))
     if block is None:
         return None
-    return StorageScheme(
-        name="fp8-block",
-        quantized_dtype="F8_E4M3",
-        dtypes=frozenset({"F8_E4M3"}),
-        label="F8_E4M3",
-        bits=8,
-        scale_dtypes=("F32",),
-        equations=(
-            f"F8_E4M3 = out x in per quantized linear; "
-            f"scales = ceil(out/{block[0]}) x ceil(in/{block[1]})"
-        ),
-        stored=partial(_fp8_block_linear, block),
+    return _fp8_scheme(
+        "fp8-block",
+        ("F32",),
+        f"F8_E4M3 = out x in per quantized linear; "
+        f"scales = ceil(out/{block[0]}) x ceil(in/{block[1]})",
+        partial(_fp8_block_linear, block),
     )
 
 
@@ -262,19 +278,10 @@ def _packed_int(method: str, quant: Mapping[str, Any]) -> StorageScheme | None:
 
 def _compressed_tensors(quant: Mapping[str, Any]) -> StorageScheme | None:
     fmt = str(quant.get("format")).lower()
-    groups = quant.get("config_groups")
-    if fmt not in ("pack-quantized", "float-quantized", "int-quantized"):
+    group = _linear_group(quant)
+    if fmt not in ("pack-quantized", "float-quantized", "int-quantized") or group is None:
         return None
-    if not isinstance(groups, Mapping) or len(groups) != 1:
-        return None  # several schemes in one checkpoint: which linear has which is unknown
-    if any(quant.get(key) for key in ("kv_cache_scheme", "sparsity_config", "transform_config")):
-        return None  # extra tensors (k/v scales, sparsity metadata, transforms)
-    (group,) = groups.values()
-    if not isinstance(group, Mapping) or group.get("targets") != ["Linear"]:
-        return None
-    weights, inputs = group.get("weights"), group.get("input_activations")
-    if not isinstance(weights, Mapping) or group.get("output_activations"):
-        return None
+    weights, inputs = group
     if weights.get("symmetric") is False or weights.get("actorder") not in (None, "static"):
         return None  # zero points or g_idx tensors: not enumerated
     bits, kind = weights.get("num_bits"), weights.get("type")
