@@ -37,6 +37,9 @@ os.environ.update(
         "GIT_CONFIG_KEY_0": f"url.{GITHUB_ROOT.as_uri()}/.insteadOf",
         "GIT_CONFIG_VALUE_0": "https://github.com/",
         "GIT_TERMINAL_PROMPT": "0",
+        # Clones cardaudit starts use https only unless git's own GIT_ALLOW_PROTOCOL says
+        # otherwise: the rewritten github.com URLs above are file:// URLs.
+        "GIT_ALLOW_PROTOCOL": "https:file",
     }
 )
 

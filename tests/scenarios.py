@@ -4,13 +4,17 @@
 ``previous_audit: {report: FILE, audited_at: TIME}`` in ``scenario.yaml`` seeds a fresh
 tracking store with that JSON report as the model's previous audit, and audits the scenario
 the way ``cardaudit audit --record`` does (for rules such as LIC050 that compare audits).
+
+``git_config: {key: value}`` audits ``model/`` as a git checkout (fixtures cannot hold a
+``.git``): a copy is committed once in a temp dir, with a fixed identity and date so the
+revision is stable, and the keys are written into its ``.git/config``.
 """
 
 from __future__ import annotations
 
 import json
 import tempfile
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +52,44 @@ def seed_hub(name: str) -> None:
         hub_server.SESSION.commit_folder(repo_id, FIXTURES / name / folder)
 
 
+_CHECKOUTS: dict[str, Path] = {}
+
+
+def git_checkout(name: str, config: dict[str, str]) -> Path:
+    """``fixtures/<name>/model`` committed as a git checkout with ``config`` in .git/config."""
+    if name in _CHECKOUTS:
+        return _CHECKOUTS[name]
+    import shutil
+
+    import git
+
+    dest = Path(tempfile.mkdtemp(prefix=f"cardaudit-{name}-")) / "model"
+    shutil.copytree(FIXTURES / name / "model", dest)
+    repo = git.Repo.init(dest, initial_branch="main")
+    repo.index.add(sorted(p.name for p in dest.iterdir() if p.is_file()))
+    who = git.Actor("Fixture Author", "fixture@example.org")
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
+    repo.index.commit("fixture", author=who, committer=who, author_date=when, commit_date=when)
+    with repo.config_writer() as writer:
+        for key, value in config.items():
+            section, _, option = key.rpartition(".")
+            head, _, sub = section.partition(".")
+            writer.set_value(f'{head} "{sub}"' if sub else head, option, value)
+    repo.close()
+    _CHECKOUTS[name] = dest
+    return dest
+
+
 def scenario_request(name: str) -> AuditRequest:
     folder = FIXTURES / name
     settings = scenario_settings(name)
+    model = folder / "model"
+    if settings.get("git_config"):
+        model = git_checkout(name, settings["git_config"])
     code = folder / "code" if (folder / "code").is_dir() else None
     base = folder / "base" if (folder / "base").is_dir() else None
     return AuditRequest(
-        target=str(folder / "model"),
+        target=str(model),
         code=str(code) if code and settings.get("code", True) else None,
         base=str(base) if base and settings.get("base", True) else None,
         base_depth=settings.get("base_depth"),

@@ -103,11 +103,12 @@ def test_cached_clone_is_refreshed(hub: FakeHub, github: Path, tmp_path: Path) -
 
 
 def test_explicit_code_url_and_revision(github: Path, tmp_path: Path) -> None:
-    bare, shas = code_repo(github)
+    _, shas = code_repo(github)
     local = tmp_path / "model"
     local.mkdir()
     (local / "README.md").write_text(card())
-    evidence = acquire(AuditRequest(target=str(local), code=f"{bare.as_uri()}#v1.0"))
+    url = "https://github.com/example-org/clover-code#v1.0"
+    evidence = acquire(AuditRequest(target=str(local), code=url))
     assert evidence.code is not None and evidence.code.revision == shas["first"]
     assert "sft/train.py" not in evidence.code.texts
 
@@ -181,7 +182,7 @@ def test_history_blobs_are_prefetched_in_one_go(github: Path, tmp_path: Path) ->
         work.index.commit(f"commit {number}")
     bare = github / "o" / "many"
     git.Repo.clone_from(root, bare, bare=True).git.config("uploadpack.allowFilter", "true")
-    clone_root = clone(bare.as_uri())
+    clone_root = clone("https://github.com/o/many")
 
     def missing() -> int:
         listing = subprocess.run(

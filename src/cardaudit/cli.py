@@ -90,7 +90,7 @@ def audit(
         str | None,
         typer.Option(
             "--code",
-            help="The model's code repo: a directory, a git checkout or a git URL (URL#REV).",
+            help="The model's code repo: a directory or git checkout, an https:// git URL (URL#REV) or a GitHub org/name.",
         ),
     ] = None,
     base: Annotated[

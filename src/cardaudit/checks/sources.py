@@ -37,3 +37,8 @@ def front_matter_invalid(evidence: Evidence, facts: Facts, rule: Rule) -> Iterat
 @check("SRC003")
 def file_unreadable(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     yield from recorded_problems(evidence, rule)
+
+
+@check("SRC013")
+def git_metadata_refused(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    yield from recorded_problems(evidence, rule)

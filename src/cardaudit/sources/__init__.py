@@ -230,17 +230,16 @@ class _Acquisition:
     def code_repo(
         self, evidence: Evidence, is_local: bool, notes: dict[str, Any]
     ) -> tuple[RepoSnapshot | None, list[Problem]]:
-        from cardaudit.sources.git import code_snapshot, is_git_url
+        from cardaudit.sources.git import code_snapshot, resolve_code_value
 
         request = self.request
         if request.code:
-            if Path(request.code).expanduser().exists():
-                return local_code_repo(request.code)
-            if is_git_url(request.code):
-                self.step(f"Cloning {request.code}")
-                self.cloned = True
-                return code_snapshot(request.code)
-            raise SourceError(f"code repo path not found: {request.code}")
+            kind, value = resolve_code_value(request.code)
+            if kind == "path":
+                return local_code_repo(value)
+            self.step(f"Cloning {value}")
+            self.cloned = True
+            return code_snapshot(value)
         discovery = request.code_discovery
         if discovery is None:
             discovery = not is_local

@@ -2,7 +2,9 @@
 
 The clone is blobless (``--filter=blob:none``): every commit and tag comes down, but file
 contents only for the checked-out tree and, lazily, the old README / licence versions the
-history reader asks for. Git LFS smudging and hooks are disabled.
+history reader asks for. Every git command runs with :mod:`cardaudit.sources.git_safety`'s
+environment: https only (or git's own ``GIT_ALLOW_PROTOCOL``), no hooks, fsmonitor, pager,
+credential helpers or LFS smudging. URLs and revisions are validated before git sees them.
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ from urllib.parse import urlsplit, urlunsplit
 from cardaudit.errors import SourceError
 from cardaudit.model import Problem, RepoSnapshot
 
-GIT_URL = re.compile(r"^(https?|git|ssh|file)://|^[\w.-]+@[\w.-]+:")
-
 
 def cache_root() -> Path:
     """``CARDAUDIT_CACHE``, else the platform's user cache dir for cardaudit."""
@@ -28,10 +28,6 @@ def cache_root() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("cardaudit"))
-
-
-def is_git_url(text: str) -> bool:
-    return bool(GIT_URL.match(text.strip()))
 
 
 def redact_url(url: str) -> str:
@@ -53,8 +49,34 @@ def _slug(url: str) -> str:
 
 
 def _git_env() -> dict[str, str]:
-    # No LFS downloads, no prompts for credentials: a missing repo fails fast.
-    return {"GIT_LFS_SKIP_SMUDGE": "1", "GIT_TERMINAL_PROMPT": "0"}
+    """Clone / fetch / checkout environment: no LFS, no prompts, no programs, https only."""
+    from cardaudit.sources.git_safety import clone_env
+
+    return clone_env()
+
+
+#: A revision git would read as an option, or one holding whitespace or control characters.
+_BAD_REVISION = re.compile(r"^-|[\s\x00-\x1f\x7f]|\.\.|@\{")
+
+
+def check_revision(revision: str) -> str:
+    """``revision`` if it is a plain ref name or sha; a SourceError otherwise."""
+    if not revision or _BAD_REVISION.search(revision) or len(revision) > 255:
+        raise SourceError(f"not a valid git revision: {revision[:80]!r}")
+    return revision
+
+
+def check_clone_url(url: str) -> str:
+    """``url`` if cardaudit may clone it: ``https://`` with a host and no option-like text."""
+    parts = urlsplit(url)
+    if url.startswith("-") or parts.scheme != "https" or not parts.hostname:
+        raise SourceError(
+            f"cannot clone {redact_url(url)[:200]!r}: only https:// URLs are cloned "
+            "(give a local checkout as a path instead)"
+        )
+    if any(ord(ch) < 0x20 or ch in " \x7f" for ch in url):
+        raise SourceError("cannot clone a URL with spaces or control characters")
+    return url
 
 
 #: Offline, git may use no transport at all (not even a lazy fetch of a missing blob).
@@ -75,8 +97,8 @@ def cached_clone(url: str, target: Path, revision: str | None) -> Path:
         raise CacheMiss(f"a clone of {what}", CODE_HINT)
     try:
         repo = git.Repo(target)
-        with repo.git.custom_environment(**_git_env(), **OFFLINE_GIT_ENV):
-            repo.git.checkout("--force", "--detach", revision or "origin/HEAD")
+        with repo.git.custom_environment(**{**_git_env(), **OFFLINE_GIT_ENV}):
+            repo.git.checkout("--force", "--detach", revision or "origin/HEAD", "--")
     except (git.GitError, ValueError, OSError):  # a damaged clone counts as a missing one
         at = f" with revision {revision!r}" if revision else ""
         raise CacheMiss(f"a usable clone of {what}{at}", CODE_HINT) from None
@@ -105,6 +127,9 @@ def clone(url: str, *, revision: str | None = None) -> Path:
     except ImportError as exc:  # gitpython without the git binary
         raise SourceError(f"git is not available: {exc}") from None
 
+    check_clone_url(url)
+    if revision is not None:
+        check_revision(revision)
     target = cache_root() / "git" / _slug(url)
     from cardaudit.sources.hub_cache import offline_mode
 
@@ -118,7 +143,7 @@ def clone(url: str, *, revision: str | None = None) -> Path:
             with repo.git.custom_environment(**env):
                 repo.git.fetch("origin", "--tags", "--force", "--prune")
                 ref = revision or "origin/HEAD"
-                repo.git.checkout("--force", "--detach", ref)
+                repo.git.checkout("--force", "--detach", ref, "--")
             return target
     except (git.GitCommandError, git.InvalidGitRepositoryError, ValueError):
         shutil.rmtree(target, ignore_errors=True)
@@ -129,7 +154,7 @@ def clone(url: str, *, revision: str | None = None) -> Path:
         repo = git.Repo.clone_from(url, partial, multi_options=options, env=env)
         if revision:
             with repo.git.custom_environment(**env):
-                repo.git.checkout("--force", "--detach", revision)
+                repo.git.checkout("--force", "--detach", revision, "--")
     except git.GitCommandError as exc:
         shutil.rmtree(partial, ignore_errors=True)
         if revision and "pathspec" in str(exc.stderr):
@@ -138,6 +163,33 @@ def clone(url: str, *, revision: str | None = None) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     partial.rename(target)
     return target
+
+
+_GITHUB_SHORTHAND = re.compile(r"^[A-Za-z0-9][\w.-]{0,99}/[\w.-]{1,100}(?:#[^\s#]+)?$")
+
+
+def resolve_code_value(value: str) -> tuple[str, str]:
+    """What ``--code VALUE`` names: ``("path", dir)`` or ``("url", https URL[#REV])``.
+
+    Accepted: an existing local path, an ``https://`` URL (``#REV`` or a ``/tree/REV`` page),
+    or a GitHub ``org/name[#REV]``. Anything else (a value starting with ``-``, ``ssh://``,
+    ``file://``, ``ext::`` transports, scp-like ``user@host:path``) is refused before git sees it.
+    """
+    if value.startswith("-"):
+        raise SourceError(f"--code value {value[:80]!r} looks like an option, not a repo")
+    if Path(value).expanduser().exists():
+        return "path", value
+    if value.startswith("https://"):
+        base, revision = split_code_url(value)
+        check_clone_url(base)
+        if revision is not None:
+            check_revision(revision)
+        return "url", value
+    if _GITHUB_SHORTHAND.match(value) and ".." not in value:
+        return "url", f"https://github.com/{value}"
+    raise SourceError(
+        f"--code {value[:80]!r}: not an existing path, an https:// URL or a GitHub org/name"
+    )
 
 
 def split_code_url(url: str) -> tuple[str, str | None]:
@@ -168,7 +220,9 @@ def prefetch_history_blobs(root: Path) -> int:
     paths = tracked_history_paths(entry.path for entry in list_files(root))
     if not paths or offline_mode():
         return 0
-    repo = git.Repo(root)
+    from cardaudit.sources.git_safety import open_repo
+
+    repo = open_repo(root, trusted_clone=True)
     try:
         raw = repo.git.log(
             "--raw", "--no-abbrev", "--format=", f"--max-count={MAX_VERSIONS}", "--", *paths
@@ -212,6 +266,6 @@ def code_snapshot(url: str) -> tuple[RepoSnapshot, list[Problem]]:
     base, revision = split_code_url(url)
     root = clone(base, revision=revision)
     prefetch_history_blobs(root)
-    snapshot, problems = read_snapshot(root, repo_label="code", kind="git")
+    snapshot, problems = read_snapshot(root, repo_label="code", kind="git", trusted_clone=True)
     name = urlsplit(base).path.strip("/").removesuffix(".git") or snapshot.id
     return replace(snapshot, id=name, url=redact_url(base)), problems

@@ -100,22 +100,14 @@ def list_files(root: Path) -> list[FileEntry]:
     return sorted(entries, key=lambda entry: entry.path)
 
 
-def git_head(root: Path) -> str | None:
-    """HEAD commit sha when ``root`` is the top of a git checkout, else None."""
-    if not (root / ".git").exists():
-        return None
-    try:
-        import git
-
-        return git.Repo(root).head.commit.hexsha
-    except Exception:  # any git failure just means "no revision known"
-        return None
-
-
 def read_snapshot(
-    root: Path, repo_label: str = "model", kind: str = "local"
+    root: Path, repo_label: str = "model", kind: str = "local", *, trusted_clone: bool = False
 ) -> tuple[RepoSnapshot, list[Problem]]:
-    """List ``root`` and read its text files; unreadable ones become problems."""
+    """List ``root`` and read its text files; unreadable ones become problems.
+
+    ``trusted_clone``: ``root`` is a clone cardaudit made in its cache, whose git config is
+    our own; any other checkout is hostile and its git metadata is vetted first.
+    """
     if not root.exists():
         raise SourceError(f"path not found: {root}")
     if not root.is_dir():
@@ -167,37 +159,19 @@ def read_snapshot(
             )
             continue
         texts[entry.path] = TextFile(entry.path, text)
-    revision = git_head(root)
-    history: dict = {}
-    tags: tuple = ()
-    if revision is not None:
-        try:
-            history, tags = _git_history(root, files)
-        except Exception as exc:  # a damaged or shallow repo: audit the files, say so
-            problems.append(
-                Problem(
-                    "SRC003",
-                    f"git history of {root.name} cannot be read: {exc}",
-                    Location(None, repo=repo_label),
-                )
-            )
+    from cardaudit.sources.local_git import read_git_metadata
+
+    git_meta = read_git_metadata(root, files, repo_label, trusted_clone=trusted_clone)
+    problems += git_meta.problems
     snapshot = RepoSnapshot(
         kind="git" if kind == "git" else "local",
         id=root.name,
         path=str(root),
-        revision=revision,
+        revision=git_meta.revision,
         files=tuple(files),
         texts=frozen_mapping(texts),
         skipped=frozen_mapping(skipped),
-        history=frozen_mapping(history),
-        tags=tuple(tags),
+        history=frozen_mapping(dict(git_meta.history)),
+        tags=git_meta.tags,
     )
     return snapshot, problems
-
-
-def _git_history(root: Path, files: list[FileEntry]) -> tuple[dict, tuple]:
-    """History of the card / README / licence files and the tags of a git checkout."""
-    from cardaudit.sources.history import file_history, repo_tags, tracked_history_paths
-
-    history = dict(file_history(root, tracked_history_paths(e.path for e in files)))
-    return history, repo_tags(root)
