@@ -16,7 +16,9 @@ from cardaudit.store.engine import (
     create_store_engine,
     current_revision,
     head_revision,
+    SCHEMA_REVISION,
     resolve_url,
+    stored_revision,
 )
 from cardaudit.store.schema import Base
 
@@ -46,6 +48,42 @@ def test_downgrade_and_upgrade_again(store_url: str) -> None:
     engine.dispose()
     with Store.open(store_url) as store:  # the store migrates an empty database again
         assert current_revision(store.engine) == head_revision()
+
+
+def test_schema_revision_is_alembics_head() -> None:
+    """Stores at SCHEMA_REVISION skip Alembic: it must name the newest revision."""
+    assert SCHEMA_REVISION == head_revision()
+
+
+def test_a_store_at_head_opens_without_importing_alembic(tmp_path: Path) -> None:
+    """One query reads the version; Alembic is imported only when a migration is due."""
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    Store.open(url).close()  # created and migrated here
+    probe = (
+        "import sys; from cardaudit.store import Store\n"
+        f"Store.open({url!r}).close()\n"
+        "print(any(m == 'alembic' or m.startswith('alembic.') for m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "False"
+
+
+def test_a_store_behind_head_is_migrated(tmp_path: Path) -> None:
+    url = resolve_url(str(tmp_path / "old.db"))
+    engine = create_store_engine(url)
+    assert stored_revision(engine) is None  # a new database: no version table yet
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(connection), "0001")
+    assert stored_revision(engine) == "0001"
+    engine.dispose()
+    with Store.open(url) as store:
+        assert stored_revision(store.engine) == SCHEMA_REVISION
+        assert "deliveries" in {c["name"] for c in inspect(store.engine).get_columns("audits")}
 
 
 def test_reopening_is_a_no_op(tmp_path: Path) -> None:
