@@ -11,6 +11,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -207,40 +208,42 @@ class Store:
         return self._run(work)
 
     def audits(self, key: str) -> list[AuditRecord]:
-        """Every audit of ``key``, oldest first."""
-        from sqlalchemy import select
-        from sqlalchemy.orm import selectinload
+        """Every audit of ``key``, oldest first, with its findings, promises and deliveries.
 
+        Three queries (audits, findings, promises), never the stored ``facts``/``checks``
+        JSON: history and diff read neither.
+        """
         from cardaudit.store.schema import AuditRow
 
-        def work(session: Session) -> list[AuditRecord]:
-            query = (
-                select(AuditRow)
-                .where(AuditRow.target_key == key)
-                .order_by(AuditRow.audited_at, AuditRow.id)
-                .options(selectinload(AuditRow.findings), selectinload(AuditRow.promises))
+        return self._run(lambda session: _load(session, AuditRow.target_key == key, content=True))
+
+    def summaries(self, key: str) -> list[AuditRecord]:
+        """Every audit of ``key``, oldest first, as one row each: ids, revisions, times,
+        licences and counts, without findings, promises or deliveries (``findings`` and
+        ``promises`` are empty, ``deliveries`` None). For picking audits, not diffing them."""
+        from cardaudit.store.schema import AuditRow
+
+        return self._run(lambda session: _load(session, AuditRow.target_key == key, content=False))
+
+    def audits_by_id(self, key: str, ids: list[int]) -> list[AuditRecord]:
+        """The audits of ``key`` with these ids, oldest first, with their content."""
+        from cardaudit.store.schema import AuditRow
+
+        wanted = sorted(set(ids))
+        return self._run(
+            lambda session: _load(
+                session, (AuditRow.target_key == key) & AuditRow.id.in_(wanted), content=True
             )
-            return [_audit_record(row) for row in session.scalars(query)]
+        )
 
-        return self._run(work)
-
-    def latest(self, key: str) -> AuditRecord | None:
-        """The most recent audit of ``key`` (without loading the others)."""
-        from sqlalchemy import select
-        from sqlalchemy.orm import selectinload
-
+    def latest(self, key: str, *, content: bool = True) -> AuditRecord | None:
+        """The most recent audit of ``key`` (without loading the others); with
+        ``content=False`` only its summary row (enough for :meth:`AuditRecord.as_prior`)."""
         from cardaudit.store.schema import AuditRow
 
         def work(session: Session) -> AuditRecord | None:
-            query = (
-                select(AuditRow)
-                .where(AuditRow.target_key == key)
-                .order_by(AuditRow.audited_at.desc(), AuditRow.id.desc())
-                .limit(1)
-                .options(selectinload(AuditRow.findings), selectinload(AuditRow.promises))
-            )
-            row = session.scalars(query).first()
-            return _audit_record(row) if row is not None else None
+            found = _load(session, AuditRow.target_key == key, content=content, newest=1)
+            return found[0] if found else None
 
         return self._run(work)
 
@@ -262,7 +265,13 @@ class Store:
 
     def require_audits(self, key: str) -> list[AuditRecord]:
         """Like :meth:`audits`, but an unknown target is a clear error."""
-        found = self.audits(key)
+        return self._require(key, self.audits(key))
+
+    def require_summaries(self, key: str) -> list[AuditRecord]:
+        """Like :meth:`summaries`, but an unknown target is a clear error."""
+        return self._require(key, self.summaries(key))
+
+    def _require(self, key: str, found: list[AuditRecord]) -> list[AuditRecord]:
         if not found:
             known = ", ".join(display_key(k) for k, _ in self.targets()[:5]) or "none yet"
             raise StoreError(f"no stored audit of {display_key(key)} (stored: {known})")
@@ -342,7 +351,109 @@ def _tracked(row: TrackedRow) -> TrackedTarget:
     return TrackedTarget(row.key, row.target, row.code, row.base, _aware(row.added_at))
 
 
-def _audit_record(row: AuditRow) -> AuditRecord:
+#: The columns of an audit row that history, diff and ``track list`` show.
+SUMMARY_COLUMNS = (
+    "id",
+    "target_key",
+    "target_kind",
+    "target_id",
+    "revision",
+    "audited_at",
+    "tool_version",
+    "licence_declared",
+    "licence_spdx",
+    "errors",
+    "warnings",
+    "infos",
+)
+FINDING_COLUMNS = (
+    "rule_id",
+    "severity",
+    "message",
+    "repo",
+    "path",
+    "line",
+    "evidence",
+    "suppressed_by",
+)
+PROMISE_COLUMNS = (
+    "artifact",
+    "text",
+    "repo",
+    "path",
+    "line",
+    "status",
+    "first_seen",
+    "reason",
+    "item",
+)
+
+
+def _load(
+    session: Session, where: Any, *, content: bool, newest: int | None = None
+) -> list[AuditRecord]:
+    """Audit records matching ``where`` (a condition on ``audits``), oldest first, or the
+    ``newest`` N. Column queries, not ORM objects: the JSON columns ``facts`` and
+    ``checks`` are never read, and findings and promises come in one query each."""
+    from sqlalchemy import select
+
+    from cardaudit.store.schema import AuditRow, FindingRow, PromiseRow
+
+    audits = AuditRow.__table__
+    columns = [audits.c[name] for name in SUMMARY_COLUMNS]
+    if content:
+        columns.append(audits.c.deliveries)
+    query = select(*columns).where(where)
+    if newest is None:
+        query = query.order_by(audits.c.audited_at, audits.c.id)
+    else:
+        query = query.order_by(audits.c.audited_at.desc(), audits.c.id.desc()).limit(newest)
+    rows = session.execute(query).all()
+    if newest is not None:
+        rows.reverse()
+    if not content or not rows:
+        return [_summary(row) for row in rows]
+    ids = [row.id for row in rows]
+    findings = _children(session, FindingRow.__table__, FINDING_COLUMNS, where, ids, newest)
+    promises = _children(session, PromiseRow.__table__, PROMISE_COLUMNS, where, ids, newest)
+    return [
+        replace(
+            _summary(row),
+            findings=tuple(FindingRecord(*values) for values in findings.get(row.id, ())),
+            promises=tuple(PromiseRecord(*values) for values in promises.get(row.id, ())),
+            deliveries=row.deliveries,
+        )
+        for row in rows
+    ]
+
+
+def _children(
+    session: Session,
+    table: Any,
+    names: tuple[str, ...],
+    where: Any,
+    ids: list[int],
+    newest: int | None,
+) -> dict[int, list[tuple[Any, ...]]]:
+    """Rows of ``table`` (findings or promises) by audit id, in insertion order: joined on
+    the audits condition, or by id when only the newest few audits were loaded."""
+    from sqlalchemy import select
+
+    from cardaudit.store.schema import AuditRow
+
+    query = select(table.c.audit_id, *(table.c[name] for name in names))
+    if newest is not None:
+        query = query.where(table.c.audit_id.in_(ids))
+    else:
+        audits = AuditRow.__table__
+        query = query.join(audits, audits.c.id == table.c.audit_id).where(where)
+    grouped: dict[int, list[tuple[Any, ...]]] = {}
+    for audit_id, *values in session.execute(query.order_by(table.c.id)):
+        grouped.setdefault(audit_id, []).append(tuple(values))
+    return grouped
+
+
+def _summary(row: Any) -> AuditRecord:
     return AuditRecord(
         id=row.id,
         target_key=row.target_key,
@@ -356,24 +467,4 @@ def _audit_record(row: AuditRow) -> AuditRecord:
         errors=row.errors,
         warnings=row.warnings,
         infos=row.infos,
-        findings=tuple(
-            FindingRecord(
-                f.rule_id,
-                f.severity,
-                f.message,
-                f.repo,
-                f.path,
-                f.line,
-                f.evidence,
-                f.suppressed_by,
-            )
-            for f in row.findings
-        ),
-        promises=tuple(
-            PromiseRecord(
-                p.artifact, p.text, p.repo, p.path, p.line, p.status, p.first_seen, p.reason, p.item
-            )
-            for p in row.promises
-        ),
-        deliveries=row.deliveries,
     )
