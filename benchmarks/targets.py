@@ -194,8 +194,9 @@ def _variants(report: dict) -> list[dict]:
 
 
 def seed_store(db: Path, count: int, report: dict) -> None:
-    """``count`` stored audits of hub:bench/model: ten through the store's own API, then
-    copied row by row in SQL, doubling, with later times (findings and promises too)."""
+    """``count`` stored audits of hub:bench/model, as ``track run`` leaves them: ten that
+    differ, recorded through the store's API, then re-audits of the unchanged model (copies
+    of the tenth, an hour apart, with its findings and promises) written in SQL."""
     from datetime import UTC, datetime, timedelta
 
     from cardaudit.store import Store
@@ -205,30 +206,29 @@ def seed_store(db: Path, count: int, report: dict) -> None:
     for index, data in enumerate(_variants(report)[: min(count, 10)]):
         store.record_json(data, "hub:bench/model", start + timedelta(hours=index))
     store.close()
+    if count <= 10:
+        return
     connection = sqlite3.connect(db)
     columns = {
         table: [row[1] for row in connection.execute(f"PRAGMA table_info({table})")]
         for table in ("audits", "findings", "promises")
     }
-    while True:
-        (have,) = connection.execute("SELECT max(id) FROM audits").fetchone()
-        if have >= count:
-            break
-        copy = min(have, count - have)
-        audit_cols = [c for c in columns["audits"] if c not in ("id", "audited_at")]
+    copied = [c for c in columns["audits"] if c not in ("id", "audited_at")]
+    connection.execute(
+        f"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {count - 10}) "
+        f"INSERT INTO audits (id, audited_at, {', '.join(copied)}) "
+        f"SELECT 10 + i, datetime(audited_at, '+' || i || ' hours') || '.000000', "
+        f"{', '.join(copied)} FROM audits, n WHERE audits.id = 10 ORDER BY i"
+    )
+    for table in ("findings", "promises"):
+        cols = [c for c in columns[table] if c not in ("id", "audit_id")]
         connection.execute(
-            f"INSERT INTO audits (id, audited_at, {', '.join(audit_cols)}) "
-            f"SELECT id + {have}, datetime(audited_at, '+{have} hours') || '.000000', "
-            f"{', '.join(audit_cols)} FROM audits WHERE id <= {copy}"
+            f"INSERT INTO {table} (audit_id, {', '.join(cols)}) "
+            f"SELECT audits.id, {', '.join(f'{table}.{c}' for c in cols)} "
+            f"FROM audits JOIN {table} ON {table}.audit_id = 10 "
+            f"WHERE audits.id > 10 ORDER BY audits.id, {table}.id"
         )
-        for table in ("findings", "promises"):
-            cols = [c for c in columns[table] if c not in ("id", "audit_id")]
-            connection.execute(
-                f"INSERT INTO {table} (audit_id, {', '.join(cols)}) "
-                f"SELECT audit_id + {have}, {', '.join(cols)} FROM {table} "
-                f"WHERE audit_id <= {copy} ORDER BY id"
-            )
-        connection.commit()
+    connection.commit()
     connection.close()
 
 

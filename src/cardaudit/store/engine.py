@@ -21,7 +21,7 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 #: The Alembic head revision that ``schema.py`` matches. Opening a store at this revision
 #: skips Alembic entirely; ``tests/test_store_migrations.py`` fails when a new revision is
 #: added without updating it.
-SCHEMA_REVISION = "0002"
+SCHEMA_REVISION = "0003"
 
 
 def default_url() -> str:

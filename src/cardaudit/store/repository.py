@@ -11,7 +11,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -338,7 +338,31 @@ def _audit_row(
                 reason=item.get("reason"),
             )
         )
+    row.content_digest = content_digest(row)
     return row
+
+
+def content_digest(row: AuditRow) -> str:
+    """SHA-256 of what a diff compares: every stored column of the audit's findings and
+    promises (in order) and its deliveries. Equal digests mean equal content, which
+    :func:`_load` then reads once for a whole run of consecutive equal audits."""
+    import hashlib
+    import json
+
+    def columns(child: Any) -> dict[str, Any]:
+        return {
+            column.key: getattr(child, column.key)
+            for column in child.__table__.columns
+            if column.key not in ("id", "audit_id")
+        }
+
+    content = {
+        "findings": [columns(finding) for finding in row.findings],
+        "promises": [columns(promise) for promise in row.promises],
+        "deliveries": row.deliveries,
+    }
+    encoded = json.dumps(content, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
 
 
 def _text(value: Any) -> str | None:
@@ -389,21 +413,35 @@ PROMISE_COLUMNS = (
 )
 
 
+#: Ids per ``IN (...)`` query (SQLite allows 32,766 parameters; PostgreSQL more).
+IN_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class _Content:
+    findings: tuple[FindingRecord, ...]
+    promises: tuple[PromiseRecord, ...]
+    deliveries: Any
+
+
 def _load(
     session: Session, where: Any, *, content: bool, newest: int | None = None
 ) -> list[AuditRecord]:
     """Audit records matching ``where`` (a condition on ``audits``), oldest first, or the
-    ``newest`` N. Column queries, not ORM objects: the JSON columns ``facts`` and
-    ``checks`` are never read, and findings and promises come in one query each."""
+    ``newest`` N.
+
+    Column queries, not ORM objects: the JSON columns ``facts`` and ``checks`` are never
+    read. With ``content``, findings, promises and deliveries are read only for the first
+    audit of each run of consecutive audits with the same ``content_digest`` (the others
+    share its records), so a history of 10,000 mostly unchanged audits reads a few.
+    """
     from sqlalchemy import select
 
-    from cardaudit.store.schema import AuditRow, FindingRow, PromiseRow
+    from cardaudit.store.schema import AuditRow
 
     audits = AuditRow.__table__
     columns = [audits.c[name] for name in SUMMARY_COLUMNS]
-    if content:
-        columns.append(audits.c.deliveries)
-    query = select(*columns).where(where)
+    query = select(*columns, audits.c.content_digest).where(where)
     if newest is None:
         query = query.order_by(audits.c.audited_at, audits.c.id)
     else:
@@ -413,44 +451,81 @@ def _load(
         rows.reverse()
     if not content or not rows:
         return [_summary(row) for row in rows]
-    ids = [row.id for row in rows]
-    findings = _children(session, FindingRow.__table__, FINDING_COLUMNS, where, ids, newest)
-    promises = _children(session, PromiseRow.__table__, PROMISE_COLUMNS, where, ids, newest)
-    return [
-        replace(
-            _summary(row),
-            findings=tuple(FindingRecord(*values) for values in findings.get(row.id, ())),
-            promises=tuple(PromiseRecord(*values) for values in promises.get(row.id, ())),
-            deliveries=row.deliveries,
-        )
-        for row in rows
+    starts = [
+        row.id
+        for index, row in enumerate(rows)
+        if index == 0 or row.content_digest is None or row.content_digest != rows[index - 1][-1]
     ]
+    every = newest is None and len(starts) == len(rows)
+    loaded = _content(session, starts, where if every else None)
+    records, current = [], None
+    for row in rows:
+        current = loaded.get(row.id, current)
+        assert current is not None  # the first row always starts a run
+        records.append(
+            replace(
+                _summary(row),
+                findings=current.findings,
+                promises=current.promises,
+                deliveries=current.deliveries,
+            )
+        )
+    return records
+
+
+def _content(session: Session, ids: list[int], where: Any | None) -> dict[int, _Content]:
+    """Findings, promises and deliveries of the audits ``ids``: by ``IN`` lists of ids, or
+    joined on the audits condition ``where`` when it selects exactly those audits."""
+    from cardaudit.store.schema import AuditRow, FindingRow, PromiseRow
+
+    audits = AuditRow.__table__
+    findings = _children(session, FindingRow.__table__, FINDING_COLUMNS, ids, where)
+    promises = _children(session, PromiseRow.__table__, PROMISE_COLUMNS, ids, where)
+    deliveries = dict(_rows(session, [audits.c.id, audits.c.deliveries], audits.c.id, ids, where))
+    return {
+        audit_id: _Content(
+            tuple(FindingRecord(**values) for values in findings.get(audit_id, ())),
+            tuple(PromiseRecord(**values) for values in promises.get(audit_id, ())),
+            deliveries.get(audit_id),
+        )
+        for audit_id in ids
+    }
 
 
 def _children(
-    session: Session,
-    table: Any,
-    names: tuple[str, ...],
-    where: Any,
-    ids: list[int],
-    newest: int | None,
-) -> dict[int, list[tuple[Any, ...]]]:
-    """Rows of ``table`` (findings or promises) by audit id, in insertion order: joined on
-    the audits condition, or by id when only the newest few audits were loaded."""
+    session: Session, table: Any, names: tuple[str, ...], ids: list[int], where: Any | None
+) -> dict[int, list[dict[str, Any]]]:
+    """Rows of ``table`` (findings or promises) by audit id, in insertion order."""
+    columns = [table.c.audit_id, table.c.id, *(table.c[name] for name in names)]
+    grouped: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    for audit_id, row_id, *values in _rows(session, columns, table.c.audit_id, ids, where):
+        grouped.setdefault(audit_id, []).append((row_id, dict(zip(names, values, strict=True))))
+    return {
+        audit_id: [values for _, values in sorted(rows, key=lambda pair: pair[0])]
+        for audit_id, rows in grouped.items()
+    }
+
+
+def _rows(
+    session: Session, columns: list[Any], audit_id: Any, ids: list[int], where: Any | None
+) -> list[Any]:
+    """``columns`` of the rows whose ``audit_id`` is in ``ids``: one query joined on
+    ``where`` when given, else ``IN`` queries of :data:`IN_CHUNK` ids."""
     from sqlalchemy import select
 
     from cardaudit.store.schema import AuditRow
 
-    query = select(table.c.audit_id, *(table.c[name] for name in names))
-    if newest is not None:
-        query = query.where(table.c.audit_id.in_(ids))
-    else:
+    if where is not None:
         audits = AuditRow.__table__
-        query = query.join(audits, audits.c.id == table.c.audit_id).where(where)
-    grouped: dict[int, list[tuple[Any, ...]]] = {}
-    for audit_id, *values in session.execute(query.order_by(table.c.id)):
-        grouped.setdefault(audit_id, []).append(tuple(values))
-    return grouped
+        query = select(*columns).where(where)
+        if audit_id is not audits.c.id:
+            query = query.join(audits, audits.c.id == audit_id)
+        return list(session.execute(query))
+    found: list[Any] = []
+    for start in range(0, len(ids), IN_CHUNK):
+        chunk = ids[start : start + IN_CHUNK]
+        found += session.execute(select(*columns).where(audit_id.in_(chunk)))
+    return found
 
 
 def _summary(row: Any) -> AuditRecord:
