@@ -20,8 +20,13 @@ Rows (``--rows``, default all):
 
 CPU is user + system time of the child process (``RUSAGE_CHILDREN``), the median of
 ``--runs`` interleaved rounds (each round runs every command of a row once), so a busy
-machine slows the figure and its baseline alike. Every audit runs with a fresh empty
-``CARDAUDIT_CACHE`` unless the row says "warm".
+machine slows the figure and its baseline alike. A "cold" audit runs with a fresh empty
+``CARDAUDIT_CACHE``, a "warm" one after an audit of the same folders. Python bytecode is
+cached (in a temporary ``PYTHONPYCACHEPREFIX``) as for an installed package, whatever
+``PYTHONDONTWRITEBYTECODE`` says.
+
+To measure another checkout (the figures before a change), run this script with
+``PYTHONPATH=<checkout>/src:<checkout>/tests``: the child processes import that code.
 """
 
 from __future__ import annotations
@@ -290,10 +295,6 @@ def row_headers(runs: int, env: dict[str, str], tmp: Path, tensors: int = 200_00
         kind = ("gate_proj", "up_proj", "down_proj")[proj]
         shape = (512, 256) if kind != "down_proj" else (256, 512)
         names[f"model.layers.{layer}.mlp.experts.{expert}.{kind}.weight"] = ("BF16", shape)
-    repo = tmp / "headers"
-    shard_bytes = -(-len(names) // 100) * 512 * 256 * 2
-    write_repo(repo, names, shard_bytes=shard_bytes, sparse=True)
-    (repo / "README.md").write_text("---\nlicense: mit\n---\n# bench\n")
     config = {
         "architectures": ["MixtralForCausalLM"],
         "model_type": "mixtral",
@@ -306,16 +307,24 @@ def row_headers(runs: int, env: dict[str, str], tmp: Path, tensors: int = 200_00
         "vocab_size": 1000,
         "torch_dtype": "bfloat16",
     }
-    (repo / "config.json").write_text(json.dumps(config))
-    shards = len(list(repo.glob("*.safetensors")))
+    shard_bytes = -(-len(names) // 100) * 512 * 256 * 2
+    for name in ("model", "base"):  # a fine-tune and its base, the same layout
+        folder = tmp / "headers" / name
+        write_repo(folder, names, shard_bytes=shard_bytes, sparse=True)
+        (folder / "README.md").write_text("---\nlicense: mit\n---\n# bench\n")
+        (folder / "config.json").write_text(json.dumps(config))
+    model, base = tmp / "headers" / "model", tmp / "headers" / "base"
+    shards = len(list(model.glob("*.safetensors")))
     print(f"headers: {len(names):,} tensors in {shards} shards (ratio to reading + json.loads)")
     cache = tmp / "headers-cache"
     row = Row(runs, {**env, "CARDAUDIT_CACHE": str(cache)})
-    row.add("baseline", [PYTHON, "-c", HEADER_BASELINE, str(repo)])
-    row.add("audit", [*CARDAUDIT, "audit", str(repo), "-f", "json"])
+    row.add("baseline", [PYTHON, "-c", HEADER_BASELINE, str(model)])
+    row.add("audit", [*CARDAUDIT, "audit", str(model), "-f", "json"])
+    row.add("base", [*CARDAUDIT, "audit", str(model), "--base", str(base), "-f", "json"])
     got = row.measure()
     show("read + json.loads every header (bare interpreter)", got["baseline"], got["baseline"])
     show("cardaudit audit -f json", got["audit"], got["baseline"], "≤ 2 s")
+    show("cardaudit audit --base (same layout) -f json", got["base"], got["baseline"])
 
 
 def row_formats(runs: int, env: dict[str, str], tmp: Path) -> None:
@@ -349,9 +358,13 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown rows: {', '.join(unknown)} (choose from {', '.join(ROWS)})")
     env = {**os.environ, "NO_COLOR": "1", "CARDAUDIT_NOW": "2026-06-15"}
-    env.pop("CARDAUDIT_DB", None)
+    for name in ("CARDAUDIT_DB", "CARDAUDIT_NO_CACHE", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(name, None)
     print(f"median CPU of {args.runs} interleaved runs; load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory(prefix="cardaudit-targets-") as tmp:
+        # bytecode is cached as an installed package has it (pip compiles at install time);
+        # the warm-up run of each row writes it, under the temp folder, not beside the source
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         for name in chosen:
             ROWS[name](args.runs, env, Path(tmp))
     return 0
