@@ -40,3 +40,18 @@ def test_cyclonedx_is_not_validated_at_run_time() -> None:
     modules = imported_after(code)
     assert "cyclonedx" in modules
     assert "jsonschema" not in modules
+
+
+def test_a_warm_audit_imports_no_licence_engine() -> None:
+    """The second audit of the same folders finds every identification in the user cache
+    (the test's own ``CARDAUDIT_CACHE``)."""
+    clover = FIXTURES / "clover"
+    code = (
+        "from cardaudit.pipeline import audit\nfrom cardaudit.sources import AuditRequest\n"
+        f"audit(AuditRequest({str(clover / 'model')!r}, code={str(clover / 'code')!r}, "
+        f"base={str(clover / 'base')!r}))"
+    )
+    cold = imported_after(code)
+    assert "askalono" in cold
+    warm = imported_after(code)
+    assert warm & {"askalono", "licenseid"} == set()
