@@ -122,7 +122,7 @@ def _any_vision_tensor(names: Iterable[str]) -> bool:
 #: model's is needed by the derivation facts and by two derivation checks, each a pass over
 #: every tensor name of a repo that may hold 200,000.
 _KNOWN: dict[int, tuple[weakref.ref[Evidence], Structure]] = {}
-_KNOWN_LOCK = threading.Lock()
+_KNOWN_LOCK = threading.RLock()  # re-entrant: a collection inside may call forget()
 
 
 def structure_of(evidence: Evidence) -> Structure:
