@@ -12,11 +12,13 @@ from sqlalchemy import inspect
 
 from cardaudit.store import Store
 from cardaudit.store.engine import (
+    SCHEMA_REVISION,
     alembic_config,
     create_store_engine,
     current_revision,
     head_revision,
     resolve_url,
+    stored_revision,
 )
 from cardaudit.store.schema import Base
 
@@ -48,6 +50,42 @@ def test_downgrade_and_upgrade_again(store_url: str) -> None:
         assert current_revision(store.engine) == head_revision()
 
 
+def test_schema_revision_is_alembics_head() -> None:
+    """Stores at SCHEMA_REVISION skip Alembic: it must name the newest revision."""
+    assert head_revision() == SCHEMA_REVISION
+
+
+def test_a_store_at_head_opens_without_importing_alembic(tmp_path: Path) -> None:
+    """One query reads the version; Alembic is imported only when a migration is due."""
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    Store.open(url).close()  # created and migrated here
+    probe = (
+        "import sys; from cardaudit.store import Store\n"
+        f"Store.open({url!r}).close()\n"
+        "print(any(m == 'alembic' or m.startswith('alembic.') for m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "False"
+
+
+def test_a_store_behind_head_is_migrated(tmp_path: Path) -> None:
+    url = resolve_url(str(tmp_path / "old.db"))
+    engine = create_store_engine(url)
+    assert stored_revision(engine) is None  # a new database: no version table yet
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(connection), "0001")
+    assert stored_revision(engine) == "0001"
+    engine.dispose()
+    with Store.open(url) as store:
+        assert stored_revision(store.engine) == SCHEMA_REVISION
+        assert "deliveries" in {c["name"] for c in inspect(store.engine).get_columns("audits")}
+
+
 def test_reopening_is_a_no_op(tmp_path: Path) -> None:
     url = str(tmp_path / "s.db")
     with Store.open(url) as store:
@@ -63,7 +101,7 @@ def test_every_revision_is_shipped_in_the_package() -> None:
 
     scripts = ScriptDirectory.from_config(alembic_config())
     revisions = list(scripts.walk_revisions())
-    assert [r.revision for r in revisions][::-1] == ["0001", "0002"]
+    assert [r.revision for r in revisions][::-1] == ["0001", "0002", "0003"]
     package = Path(cardaudit.store.__file__).parent
     assert all(Path(r.path).is_relative_to(package) for r in revisions)
 
@@ -132,7 +170,7 @@ def test_a_0001_store_with_data_upgrades_in_place(store_url: str) -> None:
 
     _seed_0001_store(store_url)
     with Store.open(store_url) as store:
-        assert current_revision(store.engine) == head_revision() == "0002"
+        assert current_revision(store.engine) == head_revision() == SCHEMA_REVISION
         (old,) = store.audits("hub:o/n")
         assert [(p.item, p.line, p.status) for p in old.promises] == [
             ("training instructions", 17, "missing"),

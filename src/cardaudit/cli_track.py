@@ -378,18 +378,19 @@ def diff(
         _check_format(output_format)
         key = key_for_argument(target)
         with _open(db) as store:
-            audits = store.require_audits(key)
-        new = pick_audit(audits, to_rev) if to_rev else audits[-1]
-        if from_rev:
-            old = pick_audit(audits, from_rev)
-        else:
-            earlier = [a for a in audits if (a.audited_at, a.id) < (new.audited_at, new.id)]
-            if not earlier:
-                raise UsageError(
-                    f"only one stored audit of {target} up to #{new.id}: nothing to diff"
-                )
-            old = earlier[-1]
-        result = diff_audits(old, new)
+            audits = store.require_summaries(key)  # one row each: enough to pick the two
+            new = pick_audit(audits, to_rev) if to_rev else audits[-1]
+            if from_rev:
+                old = pick_audit(audits, from_rev)
+            else:
+                earlier = [a for a in audits if (a.audited_at, a.id) < (new.audited_at, new.id)]
+                if not earlier:
+                    raise UsageError(
+                        f"only one stored audit of {target} up to #{new.id}: nothing to diff"
+                    )
+                old = earlier[-1]
+            loaded = {a.id: a for a in store.audits_by_id(key, [old.id, new.id])}
+        result = diff_audits(loaded[old.id], loaded[new.id])
     except AuditError as exc:
         raise _fail(str(exc)) from exc
     if output_format == "json":

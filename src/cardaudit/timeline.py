@@ -426,8 +426,23 @@ def build_history(target_key: str, audits: list[AuditRecord]) -> History:
     if audits:
         events += first_audit_events(audits[0])
     for old, new in pairwise(audits):
-        events += diff_events(diff_audits(old, new))
+        if not _same_content(old, new):
+            events += diff_events(diff_audits(old, new))
     return History(target_key, tuple(audits), tuple(events))
+
+
+def _same_content(old: AuditRecord, new: AuditRecord) -> bool:
+    """Whether two audits store the same licence, findings, promises and deliveries: their
+    diff is then empty whatever the matching, and a history of 10,000 re-audits of an
+    unchanged model skips 10,000 diffs (the store shares the records of equal audits, so
+    these comparisons are mostly identity checks)."""
+    return (
+        old.licence_spdx == new.licence_spdx
+        and old.licence_declared == new.licence_declared
+        and old.findings == new.findings
+        and old.promises == new.promises
+        and old.deliveries == new.deliveries
+    )
 
 
 def pick_audit(audits: list[AuditRecord], reference: str) -> AuditRecord:

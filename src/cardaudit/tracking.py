@@ -54,7 +54,7 @@ def record_evidence(
     from cardaudit.pipeline import audit_evidence
 
     moment = audited_at or audit_now()
-    previous = store.latest(target_key(evidence.target))
+    previous = store.latest(target_key(evidence.target), content=False)  # its summary row
     if previous is not None:
         evidence = replace(evidence, previous=previous.as_prior())
     report = audit_evidence(evidence, policy, options)

@@ -10,6 +10,9 @@ Two engines, each doing what it is good at (figures in docs/licence-identificati
 The better-scoring confident answer wins. A text that continues after a separator line (an
 Apache-2.0 licence followed by third-party notices) is also identified part by part, and the
 other licences found are reported in ``also``.
+
+pyaskalono loads its licence store again on every call (~0.13 s CPU), so answers are kept
+by text hash in the user cache (``_best``); a warm run imports neither engine.
 """
 
 from __future__ import annotations
@@ -86,7 +89,8 @@ def _references() -> dict[str, dict[str, Any]]:
     import yaml
 
     folder = resources.files("cardaudit.data") / "model_licences"
-    index = yaml.safe_load((folder / "index.yaml").read_text(encoding="utf-8"))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # our own data: the C loader
+    index = yaml.load((folder / "index.yaml").read_text(encoding="utf-8"), Loader=loader)
     refs = {}
     for entry in index["texts"]:
         text = (folder / entry["file"]).read_text(encoding="utf-8")
@@ -167,6 +171,81 @@ EXACT = 0.99
 
 
 def _best(text: str) -> _Answer | None:
+    """The engines' best answer for ``text``, remembered by the text's SHA-256 in the user
+    cache (:mod:`cardaudit.disk_cache`): the same Apache, MIT and Llama texts recur in nearly
+    every repo, so a warm run imports neither engine."""
+    import hashlib
+
+    from cardaudit import disk_cache
+
+    key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    namespace = _cache_namespace()
+    stored = _answer_from(disk_cache.read(namespace, key))
+    if stored is not None:
+        return stored[0]
+    answer = _identify(text)
+    disk_cache.write(namespace, key, _answer_to(answer))
+    return answer
+
+
+@cache
+def _cache_namespace() -> str:
+    """Cache entries are valid for this module's code, the bundled reference texts and the
+    engines' versions: a change to any of them starts a new namespace."""
+    import hashlib
+    from importlib import metadata
+    from pathlib import Path
+
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    folder = resources.files("cardaudit.data") / "model_licences"
+    for entry in sorted(folder.iterdir(), key=lambda item: item.name):
+        if entry.is_file():
+            digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    for distribution in ("pyaskalono", "licenseid"):
+        try:
+            digest.update(f"{distribution}={metadata.version(distribution)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{distribution}=none".encode())
+    return "licence-id-" + digest.hexdigest()[:20]
+
+
+def _answer_to(answer: _Answer | None) -> dict[str, Any]:
+    if answer is None:
+        return {"answer": None}
+    return {
+        "answer": {
+            "licence": answer.licence,
+            "score": answer.score,
+            "engine": answer.engine,
+            "complete": answer.complete,
+        }
+    }
+
+
+def _answer_from(value: Any) -> tuple[_Answer | None] | None:
+    """A cached answer (wrapped, since None is an answer too); None for a miss or an entry
+    that is not one of ours."""
+    if not isinstance(value, dict) or "answer" not in value:
+        return None
+    answer = value["answer"]
+    if answer is None:
+        return (None,)
+    if not isinstance(answer, dict):
+        return None
+    licence, score = answer.get("licence"), answer.get("score")
+    engine, complete = answer.get("engine"), answer.get("complete")
+    if (
+        not isinstance(licence, str)
+        or isinstance(score, bool)
+        or not isinstance(score, int | float)
+        or engine not in (ASKALONO, MODEL_STORE)
+        or not isinstance(complete, bool)
+    ):
+        return None
+    return (_Answer(licence, float(score), engine, complete),)
+
+
+def _identify(text: str) -> _Answer | None:
     first = _askalono(text)
     if first is not None and first.score >= EXACT:
         return first

@@ -7,7 +7,10 @@ and a quantized model keep their base's shapes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+import threading
+import weakref
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,19 +75,80 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def normalise_tensor_name(name: str) -> str:
-    for rewrite in _table().get("tensor_prefixes") or ():
-        if name.startswith(rewrite["from"]):
-            return rewrite["to"] + name[len(rewrite["from"]) :]
-    return name
+def _prefix_rewrites() -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (str(rewrite["from"]), str(rewrite["to"]))
+        for rewrite in _table().get("tensor_prefixes") or ()
+    )
+
+
+def _normaliser() -> Callable[[str], str]:
+    """A tensor name with the table's prefixes rewritten (``model.language_model.`` →
+    ``model.``), the table read once: most names match no prefix, which one ``startswith``
+    over all prefixes rejects."""
+    rewrites = _prefix_rewrites()
+    prefixes = tuple(before for before, _ in rewrites)
+
+    def normalise(name: str) -> str:
+        if not name.startswith(prefixes):
+            return name
+        for before, after in rewrites:
+            if name.startswith(before):
+                return after + name[len(before) :]
+        return name  # pragma: no cover - startswith(prefixes) said one matches
+
+    return normalise
+
+
+def _vision_parts() -> tuple[str, ...]:
+    return tuple(str(part) for part in _table().get("vision_parts") or ())
 
 
 def is_vision_tensor(name: str) -> bool:
-    return any(part in name for part in _table().get("vision_parts") or ())
+    return any(part in name for part in _vision_parts())
+
+
+def _any_vision_tensor(names: Iterable[str]) -> bool:
+    """Whether any name contains a vision part: one regex search over all names joined by
+    newlines (no part holds a newline, so no match spans two names)."""
+    parts = _vision_parts()
+    if not parts:
+        return False
+    pattern = re.compile("|".join(re.escape(part) for part in parts))
+    return pattern.search("\n".join(names)) is not None
+
+
+#: Structures by the identity of their evidence, for as long as the evidence lives: the
+#: model's is needed by the derivation facts and by two derivation checks, each a pass over
+#: every tensor name of a repo that may hold 200,000.
+_KNOWN: dict[int, tuple[weakref.ref[Evidence], Structure]] = {}
+_KNOWN_LOCK = threading.RLock()  # re-entrant: a collection inside may call forget()
 
 
 def structure_of(evidence: Evidence) -> Structure:
-    """The structure of one repo; unknown parts stay empty (never raises on odd configs)."""
+    """The structure of one repo; unknown parts stay empty (never raises on odd configs).
+
+    Computed once per evidence object, since several facts and checks ask for the same
+    repo's; the entry goes when the evidence does.
+    """
+    key = id(evidence)
+    with _KNOWN_LOCK:
+        known = _KNOWN.get(key)
+    if known is not None and known[0]() is evidence:
+        return known[1]
+    structure = _structure_of(evidence)
+
+    def forget(_ref: weakref.ref[Evidence]) -> None:
+        with _KNOWN_LOCK:
+            if _KNOWN.get(key, (None,))[0] is _ref:
+                del _KNOWN[key]
+
+    with _KNOWN_LOCK:
+        _KNOWN[key] = (weakref.ref(evidence, forget), structure)
+    return structure
+
+
+def _structure_of(evidence: Evidence) -> Structure:
     config = evidence.config if isinstance(evidence.config, Mapping) else {}
     text = text_config(config)
     fields: dict[str, int] = {}
@@ -99,21 +163,22 @@ def structure_of(evidence: Evidence) -> Structure:
     architectures = config.get("architectures")
     tensors: dict[str, tuple[int, ...]] | None = None
     names: set[str] = set()
+    normalise = _normaliser()
     for header in evidence.safetensors:
         if header.error or header.path.rsplit("/", 1)[-1].startswith("adapter_model"):
             continue  # adapter weights are not the model's own tensors
         tensors = tensors or {}
         for tensor in header.tensors:
-            tensors[normalise_tensor_name(tensor.name)] = tensor.shape
+            tensors[normalise(tensor.name)] = tensor.shape
     if tensors:
         names = set(tensors)
     elif isinstance(evidence.safetensors_index, Mapping):
         weight_map = evidence.safetensors_index.get("weight_map")
         if isinstance(weight_map, Mapping):
-            names = {normalise_tensor_name(str(name)) for name in weight_map}
-    has_vision = any(isinstance(config.get(key), dict) for key in VISION_CONFIG_KEYS) or any(
-        is_vision_tensor(name) for name in names
-    )
+            names = {normalise(str(name)) for name in weight_map}
+    has_vision = any(
+        isinstance(config.get(key), dict) for key in VISION_CONFIG_KEYS
+    ) or _any_vision_tensor(names)
     model_type = config.get("model_type")
     text_type = text.get("model_type") if text is not config else model_type
     return Structure(
@@ -243,10 +308,10 @@ def compare_tensors(model: Structure, base: Structure) -> list[Difference]:
     if model.tensors is None or base.tensors is None or model.quantized:
         return found
     vocab = (model.fields.get("vocab_size"), base.fields.get("vocab_size"))
-    for name in sorted(set(model.tensors) & set(base.tensors)):
-        mine, theirs = model.tensors[name], base.tensors[name]
-        if mine == theirs:
-            continue
+    mine_all, theirs_all = model.tensors, base.tensors
+    changed = [n for n in mine_all.keys() & theirs_all.keys() if mine_all[n] != theirs_all[n]]
+    for name in sorted(changed):  # sort the few that differ, not every shared name
+        mine, theirs = mine_all[name], theirs_all[name]
         rows_only = (
             len(mine) == len(theirs) == 2
             and mine[1:] == theirs[1:]

@@ -38,7 +38,11 @@ from cardaudit.model import (
 from cardaudit.sources.hub_cache import CacheMiss, CommitRef, HubStore, HubTotals, write_atomic
 from cardaudit.sources.hub_client import HubClient, HubRefusal
 from cardaudit.sources.local import MAX_TEXT_BYTES, decode_text
-from cardaudit.sources.safetensors_header import MAX_HEADER_BYTES, parse_header_json
+from cardaudit.sources.safetensors_header import (
+    MAX_HEADER_BYTES,
+    decode_header,
+    parse_header_json,
+)
 
 Step = Callable[[str], None]
 
@@ -491,7 +495,7 @@ class HubSource:
             length = None  # a damaged entry is a missing one
         try:
             stored = header_cache_path(repo_id, sha, entry.path).read_bytes()
-            header = json.loads(stored)
+            header = decode_header(stored)
         except (OSError, ValueError):
             stored, header = b"", None
         # A kept header is trusted at the length kept with it, never on its own.
@@ -535,7 +539,7 @@ class HubSource:
         if len(raw) < length:
             return self.unreadable(repo_id, sha, entry, "header is truncated")
         try:
-            header = json.loads(raw.decode("utf-8"))
+            header = decode_header(raw)
         except (UnicodeDecodeError, ValueError) as exc:
             return self.unreadable(repo_id, sha, entry, f"header is not valid JSON: {exc}")
         if not isinstance(header, dict):

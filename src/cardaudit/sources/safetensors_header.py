@@ -7,16 +7,31 @@ import struct
 from collections.abc import Mapping
 from typing import Any, BinaryIO
 
+from cardaudit.gc_pause import gc_paused
 from cardaudit.model import SafetensorsHeader, TensorInfo, frozen_mapping
 
 #: Larger headers are refused as corrupt (the format's own reference limit is 100 MB).
 MAX_HEADER_BYTES = 100_000_000
 
 
+def decode_header(raw: bytes) -> Any:
+    """The JSON of a header (``ValueError`` / ``UnicodeDecodeError`` when it is not JSON),
+    decoded with the garbage collector paused (:mod:`cardaudit.gc_pause`)."""
+    with gc_paused():
+        return json.loads(raw.decode("utf-8"))
+
+
 def parse_header_json(
     path: str, size: int | None, header: Mapping[str, Any], header_length: int | None = None
 ) -> SafetensorsHeader:
     """Build a :class:`SafetensorsHeader` from a decoded header mapping."""
+    with gc_paused():
+        return _parse_header_json(path, size, header, header_length)
+
+
+def _parse_header_json(
+    path: str, size: int | None, header: Mapping[str, Any], header_length: int | None
+) -> SafetensorsHeader:
     tensors = []
     metadata: dict[str, str] = {}
     for name, info in header.items():
@@ -48,7 +63,7 @@ def read_header(stream: BinaryIO, path: str, size: int | None) -> SafetensorsHea
     if len(raw) < length:
         return SafetensorsHeader(path, size, error="header is truncated")
     try:
-        header = json.loads(raw.decode("utf-8"))
+        header = decode_header(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         return SafetensorsHeader(path, size, error=f"header is not valid JSON: {exc}")
     if not isinstance(header, dict):

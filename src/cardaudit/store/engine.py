@@ -18,6 +18,10 @@ SQLITE_BUSY_TIMEOUT_MS = 15_000
 #: Advisory-lock key that serialises migrations on PostgreSQL ("cardaudit" in ASCII, cut).
 PG_MIGRATION_LOCK = 0x63617264617564
 MIGRATIONS = Path(__file__).parent / "migrations"
+#: The Alembic head revision that ``schema.py`` matches. Opening a store at this revision
+#: skips Alembic entirely; ``tests/test_store_migrations.py`` fails when a new revision is
+#: added without updating it.
+SCHEMA_REVISION = "0003"
 
 
 def default_url() -> str:
@@ -129,18 +133,35 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
 
-def upgrade(engine: Engine) -> None:
-    """``alembic upgrade head`` on ``engine``, serialised between processes.
+def stored_revision(engine: Engine) -> str | None:
+    """The revision the store records, read with one query (no Alembic import).
 
-    SQLite serialises through ``BEGIN IMMEDIATE``; PostgreSQL through an advisory lock.
-    Alembic reads the current revision inside that transaction, so a second process that
-    waited finds the schema already at head and does nothing.
+    None for a store without ``alembic_version`` (a new database) or with several heads.
     """
+    from sqlalchemy import text
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
+    with engine.connect() as connection:
+        try:
+            rows = connection.execute(text("SELECT version_num FROM alembic_version")).all()
+        except (OperationalError, ProgrammingError):  # no such table: nothing migrated yet
+            return None
+    return str(rows[0][0]) if len(rows) == 1 else None
+
+
+def upgrade(engine: Engine) -> None:
+    """``alembic upgrade head`` on ``engine`` when its revision is not :data:`SCHEMA_REVISION`,
+    serialised between processes.
+
+    The common case, a store already at head, costs one query and never imports Alembic.
+    SQLite serialises migrations through ``BEGIN IMMEDIATE``; PostgreSQL through an advisory
+    lock. Alembic reads the current revision inside that transaction, so a second process
+    that waited finds the schema already at head and does nothing.
+    """
+    if stored_revision(engine) == SCHEMA_REVISION:
+        return
     from alembic import command
 
-    head = head_revision()
-    if current_revision(engine) == head:
-        return
     with engine.begin() as connection:
         if connection.dialect.name == "postgresql":
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_MIGRATION_LOCK})")

@@ -11,6 +11,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -207,40 +208,42 @@ class Store:
         return self._run(work)
 
     def audits(self, key: str) -> list[AuditRecord]:
-        """Every audit of ``key``, oldest first."""
-        from sqlalchemy import select
-        from sqlalchemy.orm import selectinload
+        """Every audit of ``key``, oldest first, with its findings, promises and deliveries.
 
+        Three queries (audits, findings, promises), never the stored ``facts``/``checks``
+        JSON: history and diff read neither.
+        """
         from cardaudit.store.schema import AuditRow
 
-        def work(session: Session) -> list[AuditRecord]:
-            query = (
-                select(AuditRow)
-                .where(AuditRow.target_key == key)
-                .order_by(AuditRow.audited_at, AuditRow.id)
-                .options(selectinload(AuditRow.findings), selectinload(AuditRow.promises))
+        return self._run(lambda session: _load(session, AuditRow.target_key == key, content=True))
+
+    def summaries(self, key: str) -> list[AuditRecord]:
+        """Every audit of ``key``, oldest first, as one row each: ids, revisions, times,
+        licences and counts, without findings, promises or deliveries (``findings`` and
+        ``promises`` are empty, ``deliveries`` None). For picking audits, not diffing them."""
+        from cardaudit.store.schema import AuditRow
+
+        return self._run(lambda session: _load(session, AuditRow.target_key == key, content=False))
+
+    def audits_by_id(self, key: str, ids: list[int]) -> list[AuditRecord]:
+        """The audits of ``key`` with these ids, oldest first, with their content."""
+        from cardaudit.store.schema import AuditRow
+
+        wanted = sorted(set(ids))
+        return self._run(
+            lambda session: _load(
+                session, (AuditRow.target_key == key) & AuditRow.id.in_(wanted), content=True
             )
-            return [_audit_record(row) for row in session.scalars(query)]
+        )
 
-        return self._run(work)
-
-    def latest(self, key: str) -> AuditRecord | None:
-        """The most recent audit of ``key`` (without loading the others)."""
-        from sqlalchemy import select
-        from sqlalchemy.orm import selectinload
-
+    def latest(self, key: str, *, content: bool = True) -> AuditRecord | None:
+        """The most recent audit of ``key`` (without loading the others); with
+        ``content=False`` only its summary row (enough for :meth:`AuditRecord.as_prior`)."""
         from cardaudit.store.schema import AuditRow
 
         def work(session: Session) -> AuditRecord | None:
-            query = (
-                select(AuditRow)
-                .where(AuditRow.target_key == key)
-                .order_by(AuditRow.audited_at.desc(), AuditRow.id.desc())
-                .limit(1)
-                .options(selectinload(AuditRow.findings), selectinload(AuditRow.promises))
-            )
-            row = session.scalars(query).first()
-            return _audit_record(row) if row is not None else None
+            found = _load(session, AuditRow.target_key == key, content=content, newest=1)
+            return found[0] if found else None
 
         return self._run(work)
 
@@ -262,7 +265,13 @@ class Store:
 
     def require_audits(self, key: str) -> list[AuditRecord]:
         """Like :meth:`audits`, but an unknown target is a clear error."""
-        found = self.audits(key)
+        return self._require(key, self.audits(key))
+
+    def require_summaries(self, key: str) -> list[AuditRecord]:
+        """Like :meth:`summaries`, but an unknown target is a clear error."""
+        return self._require(key, self.summaries(key))
+
+    def _require(self, key: str, found: list[AuditRecord]) -> list[AuditRecord]:
         if not found:
             known = ", ".join(display_key(k) for k, _ in self.targets()[:5]) or "none yet"
             raise StoreError(f"no stored audit of {display_key(key)} (stored: {known})")
@@ -329,7 +338,31 @@ def _audit_row(
                 reason=item.get("reason"),
             )
         )
+    row.content_digest = content_digest(row)
     return row
+
+
+def content_digest(row: AuditRow) -> str:
+    """SHA-256 of what a diff compares: every stored column of the audit's findings and
+    promises (in order) and its deliveries. Equal digests mean equal content, which
+    :func:`_load` then reads once for a whole run of consecutive equal audits."""
+    import hashlib
+    import json
+
+    def columns(child: Any) -> dict[str, Any]:
+        return {
+            column.key: getattr(child, column.key)
+            for column in child.__table__.columns
+            if column.key not in ("id", "audit_id")
+        }
+
+    content = {
+        "findings": [columns(finding) for finding in row.findings],
+        "promises": [columns(promise) for promise in row.promises],
+        "deliveries": row.deliveries,
+    }
+    encoded = json.dumps(content, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
 
 
 def _text(value: Any) -> str | None:
@@ -342,7 +375,160 @@ def _tracked(row: TrackedRow) -> TrackedTarget:
     return TrackedTarget(row.key, row.target, row.code, row.base, _aware(row.added_at))
 
 
-def _audit_record(row: AuditRow) -> AuditRecord:
+#: The columns of an audit row that history, diff and ``track list`` show.
+SUMMARY_COLUMNS = (
+    "id",
+    "target_key",
+    "target_kind",
+    "target_id",
+    "revision",
+    "audited_at",
+    "tool_version",
+    "licence_declared",
+    "licence_spdx",
+    "errors",
+    "warnings",
+    "infos",
+)
+FINDING_COLUMNS = (
+    "rule_id",
+    "severity",
+    "message",
+    "repo",
+    "path",
+    "line",
+    "evidence",
+    "suppressed_by",
+)
+PROMISE_COLUMNS = (
+    "artifact",
+    "text",
+    "repo",
+    "path",
+    "line",
+    "status",
+    "first_seen",
+    "reason",
+    "item",
+)
+
+
+#: Ids per ``IN (...)`` query (SQLite allows 32,766 parameters; PostgreSQL more).
+IN_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class _Content:
+    findings: tuple[FindingRecord, ...]
+    promises: tuple[PromiseRecord, ...]
+    deliveries: Any
+
+
+def _load(
+    session: Session, where: Any, *, content: bool, newest: int | None = None
+) -> list[AuditRecord]:
+    """Audit records matching ``where`` (a condition on ``audits``), oldest first, or the
+    ``newest`` N.
+
+    Column queries, not ORM objects: the JSON columns ``facts`` and ``checks`` are never
+    read. With ``content``, findings, promises and deliveries are read only for the first
+    audit of each run of consecutive audits with the same ``content_digest`` (the others
+    share its records), so a history of 10,000 mostly unchanged audits reads a few.
+    """
+    from sqlalchemy import select
+
+    from cardaudit.store.schema import AuditRow
+
+    audits = AuditRow.__table__
+    columns = [audits.c[name] for name in SUMMARY_COLUMNS]
+    query = select(*columns, audits.c.content_digest).where(where)
+    if newest is None:
+        query = query.order_by(audits.c.audited_at, audits.c.id)
+    else:
+        query = query.order_by(audits.c.audited_at.desc(), audits.c.id.desc()).limit(newest)
+    rows = session.execute(query).all()
+    if newest is not None:
+        rows.reverse()
+    if not content or not rows:
+        return [_summary(row) for row in rows]
+    starts = [
+        row.id
+        for index, row in enumerate(rows)
+        if index == 0 or row.content_digest is None or row.content_digest != rows[index - 1][-1]
+    ]
+    every = newest is None and len(starts) == len(rows)
+    loaded = _content(session, starts, where if every else None)
+    records, current = [], None
+    for row in rows:
+        current = loaded.get(row.id, current)
+        assert current is not None  # the first row always starts a run
+        records.append(
+            replace(
+                _summary(row),
+                findings=current.findings,
+                promises=current.promises,
+                deliveries=current.deliveries,
+            )
+        )
+    return records
+
+
+def _content(session: Session, ids: list[int], where: Any | None) -> dict[int, _Content]:
+    """Findings, promises and deliveries of the audits ``ids``: by ``IN`` lists of ids, or
+    joined on the audits condition ``where`` when it selects exactly those audits."""
+    from cardaudit.store.schema import AuditRow, FindingRow, PromiseRow
+
+    audits = AuditRow.__table__
+    findings = _children(session, FindingRow.__table__, FINDING_COLUMNS, ids, where)
+    promises = _children(session, PromiseRow.__table__, PROMISE_COLUMNS, ids, where)
+    deliveries = dict(_rows(session, [audits.c.id, audits.c.deliveries], audits.c.id, ids, where))
+    return {
+        audit_id: _Content(
+            tuple(FindingRecord(**values) for values in findings.get(audit_id, ())),
+            tuple(PromiseRecord(**values) for values in promises.get(audit_id, ())),
+            deliveries.get(audit_id),
+        )
+        for audit_id in ids
+    }
+
+
+def _children(
+    session: Session, table: Any, names: tuple[str, ...], ids: list[int], where: Any | None
+) -> dict[int, list[dict[str, Any]]]:
+    """Rows of ``table`` (findings or promises) by audit id, in insertion order."""
+    columns = [table.c.audit_id, table.c.id, *(table.c[name] for name in names)]
+    grouped: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    for audit_id, row_id, *values in _rows(session, columns, table.c.audit_id, ids, where):
+        grouped.setdefault(audit_id, []).append((row_id, dict(zip(names, values, strict=True))))
+    return {
+        audit_id: [values for _, values in sorted(rows, key=lambda pair: pair[0])]
+        for audit_id, rows in grouped.items()
+    }
+
+
+def _rows(
+    session: Session, columns: list[Any], audit_id: Any, ids: list[int], where: Any | None
+) -> list[Any]:
+    """``columns`` of the rows whose ``audit_id`` is in ``ids``: one query joined on
+    ``where`` when given, else ``IN`` queries of :data:`IN_CHUNK` ids."""
+    from sqlalchemy import select
+
+    from cardaudit.store.schema import AuditRow
+
+    if where is not None:
+        audits = AuditRow.__table__
+        query = select(*columns).where(where)
+        if audit_id is not audits.c.id:
+            query = query.join(audits, audits.c.id == audit_id)
+        return list(session.execute(query))
+    found: list[Any] = []
+    for start in range(0, len(ids), IN_CHUNK):
+        chunk = ids[start : start + IN_CHUNK]
+        found += session.execute(select(*columns).where(audit_id.in_(chunk)))
+    return found
+
+
+def _summary(row: Any) -> AuditRecord:
     return AuditRecord(
         id=row.id,
         target_key=row.target_key,
@@ -356,24 +542,4 @@ def _audit_record(row: AuditRow) -> AuditRecord:
         errors=row.errors,
         warnings=row.warnings,
         infos=row.infos,
-        findings=tuple(
-            FindingRecord(
-                f.rule_id,
-                f.severity,
-                f.message,
-                f.repo,
-                f.path,
-                f.line,
-                f.evidence,
-                f.suppressed_by,
-            )
-            for f in row.findings
-        ),
-        promises=tuple(
-            PromiseRecord(
-                p.artifact, p.text, p.repo, p.path, p.line, p.status, p.first_seen, p.reason, p.item
-            )
-            for p in row.promises
-        ),
-        deliveries=row.deliveries,
     )

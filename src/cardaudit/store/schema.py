@@ -59,6 +59,9 @@ class AuditRow(Base):
     #: What the audit could see delivered (stated deliveries, delivering files), so a later
     #: diff can tell a promise removed after delivery from one dropped (None before 0002).
     deliveries: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    #: SHA-256 of the findings, promises and deliveries as stored (``repository.
+    #: content_digest``): equal digests, equal content, loaded once (None before 0003).
+    content_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
     findings: Mapped[list[FindingRow]] = relationship(
         back_populates="audit", cascade="all, delete-orphan", order_by="FindingRow.id"

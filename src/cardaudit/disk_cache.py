@@ -1,0 +1,72 @@
+"""A small JSON cache in the user cache directory, for results that are pure functions of
+their input (licence identifications by text hash), so warm runs and ``track run`` skip
+the work.
+
+``CARDAUDIT_CACHE`` names the folder, else the platform's user cache dir for cardaudit;
+``CARDAUDIT_NO_CACHE=1`` turns it off. Entries are written atomically (a temporary file
+renamed into place), so concurrent processes and threads never read half an entry. Any
+error — an unwritable folder, a corrupt or foreign entry — only means a miss: the cache can
+make a run faster, never different.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT_VAR = "CARDAUDIT_CACHE"
+OFF_VAR = "CARDAUDIT_NO_CACHE"
+#: Namespaces and keys are the caller's (hex digests, version strings), never audited text.
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def cache_root() -> Path:
+    """``CARDAUDIT_CACHE``, else the platform's user cache dir for cardaudit."""
+    if os.environ.get(ROOT_VAR):
+        return Path(os.environ[ROOT_VAR]).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("cardaudit"))
+
+
+def enabled() -> bool:
+    return os.environ.get(OFF_VAR, "").strip().lower() not in ("1", "true", "yes")
+
+
+def _entry(namespace: str, key: str) -> Path:
+    if not (SAFE_NAME.match(namespace) and SAFE_NAME.match(key)):
+        raise ValueError(f"unsafe cache name {namespace!r}/{key!r}")
+    return cache_root() / namespace / f"{key}.json"
+
+
+def read(namespace: str, key: str) -> Any | None:
+    """The JSON value stored under ``namespace/key``; None when absent or unreadable."""
+    if not enabled():
+        return None
+    try:
+        return json.loads(_entry(namespace, key).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def write(namespace: str, key: str, value: Any) -> None:
+    """Store ``value`` (JSON) under ``namespace/key``; failures are ignored."""
+    if not enabled():
+        return
+    path = _entry(namespace, key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump(value, stream, ensure_ascii=False)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return

@@ -1,0 +1,96 @@
+"""Big headers are read and walked as few times as possible, with the same results: the
+collector paused while decoding them, one structure per repo, shapes compared without
+sorting every shared name (the speed itself: benchmarks/targets.py, row ``headers``)."""
+
+from __future__ import annotations
+
+import gc
+import json
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from cardaudit.extract import structure
+from cardaudit.extract.structure import compare_tensors, structure_of
+from cardaudit.gc_pause import gc_paused
+from cardaudit.sources import local_evidence
+from cardaudit.sources.safetensors_header import decode_header
+from fixture_tools import llama_config, llama_tensors, write_safetensors
+
+
+def test_the_collector_is_paused_inside_and_resumed_after() -> None:
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer pause still holds
+    assert gc.isenabled()
+
+
+def test_threads_share_one_pause() -> None:
+    inside, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with gc_paused():
+            inside.set()
+            release.wait(5)
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    inside.wait(5)
+    with gc_paused():
+        pass
+    assert not gc.isenabled()  # the other thread's pause is still on
+    release.set()
+    worker.join(5)
+    assert gc.isenabled()
+
+
+def test_a_collector_switched_off_stays_off() -> None:
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_decoding_errors_are_still_errors() -> None:
+    assert decode_header(b'{"a": {"dtype": "F32", "shape": [1]}}') == {
+        "a": {"dtype": "F32", "shape": [1]}
+    }
+    for broken in (b"{", b"\xff\xfe"):
+        with pytest.raises(ValueError):
+            decode_header(broken)
+    assert gc.isenabled()
+
+
+def repo(tmp_path: Path, name: str, vocab: int) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    write_safetensors(folder / "model.safetensors", llama_tensors(64, 2, 128, vocab))
+    (folder / "config.json").write_text(json.dumps(llama_config(64, 2, 128, vocab)))
+    return folder
+
+
+def test_one_structure_per_repo_for_as_long_as_the_repo_lives(tmp_path: Path) -> None:
+    evidence = local_evidence(str(repo(tmp_path, "model", 1000)))
+    first = structure_of(evidence)
+    assert structure_of(evidence) is first
+    other = replace(evidence)  # equal, but another repo object: computed on its own
+    assert structure_of(other) == first and structure_of(other) is not first
+    key = id(evidence)
+    del evidence, other
+    gc.collect()
+    assert key not in structure._KNOWN
+
+
+def test_changed_shapes_come_sorted_and_equal_shapes_are_skipped(tmp_path: Path) -> None:
+    model = structure_of(local_evidence(str(repo(tmp_path, "model", 1001))))
+    base = structure_of(local_evidence(str(repo(tmp_path, "base", 1000))))
+    found = [d.field for d in compare_tensors(model, base)]
+    assert found == ["tensor lm_head.weight", "tensor model.embed_tokens.weight"]
