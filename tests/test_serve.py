@@ -368,3 +368,159 @@ def test_shields_json_is_the_endpoint_schema(hub, service: Service, client: Test
     data = json.loads(client.get("/badge/acme/clean.json").text)
     assert set(data) <= SHIELDS_KEYS | {"cacheSeconds", "namedLogo", "logoColor", "style"}
     assert data["cacheSeconds"] >= 300
+
+
+def fill_store(url: str, models: int) -> None:
+    """``models`` tracked Hub models with two audits each (a real fixture report, one promise
+    delivered in the second), written in bulk: the read path is what is measured."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import insert
+
+    from cardaudit.reporters.json_report import report_to_json
+    from cardaudit.store.schema import AuditRow, FindingRow, PromiseRow, TrackedRow
+    from scenarios import scenario_report
+
+    data = report_to_json(scenario_report("clover"))
+    store = Store.open(url)
+    audits, findings, promises, tracked = [], [], [], []
+    first = datetime(2026, 5, 1, tzinfo=UTC)
+    for index in range(models):
+        repo_id = f"org{index % 40}/model-{index:04d}"
+        tracked.append(
+            {
+                "key": f"hub:{repo_id}",
+                "target": repo_id,
+                "code": None,
+                "base": None,
+                "added_at": first,
+            }
+        )
+        for step in range(2):
+            audit_id = index * 2 + step + 1
+            audits.append(
+                {
+                    "id": audit_id,
+                    "target_key": f"hub:{repo_id}",
+                    "target_kind": "hub",
+                    "target_id": repo_id,
+                    "target_path": None,
+                    "revision": f"{audit_id:040x}",
+                    "audited_at": first + timedelta(days=30 * step),
+                    "tool_version": "0",
+                    "schema_version": "1",
+                    "licence_declared": "apache-2.0",
+                    "licence_spdx": "Apache-2.0",
+                    "errors": 0,
+                    "warnings": len(data["findings"]),
+                    "infos": 0,
+                    "facts": data["facts"],
+                    "checks": data["checks"],
+                    "deliveries": None,
+                }
+            )
+            for finding in data["findings"]:
+                location = finding["location"]
+                findings.append(
+                    {
+                        "audit_id": audit_id,
+                        "rule_id": finding["rule_id"],
+                        "severity": "warning",
+                        "message": finding["message"],
+                        "repo": location.get("repo", "model"),
+                        "path": location["path"],
+                        "line": location["line"],
+                        "evidence": finding["evidence"],
+                        "suppressed_by": None,
+                    }
+                )
+            for number, promise in enumerate(data["facts"]["promises"]):
+                delivered = step == 1 and number == 0
+                promises.append(
+                    {
+                        "audit_id": audit_id,
+                        "artifact": promise["artifact"],
+                        "item": promise["item"],
+                        "text": promise["text"],
+                        "repo": promise["repo"],
+                        "path": promise["path"],
+                        "line": promise["line"],
+                        "status": "delivered" if delivered else promise["status"],
+                        "first_seen": promise["first_seen"],
+                        "reason": None,
+                    }
+                )
+    with store.engine.begin() as connection:
+        for table, rows in (
+            (TrackedRow, tracked),
+            (AuditRow, audits),
+            (FindingRow, findings),
+            (PromiseRow, promises),
+        ):
+            connection.execute(insert(table), rows)
+    store.close()
+
+
+def test_dashboard_over_a_thousand_models_under_a_second(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'thousand.db'}"
+    fill_store(url, 1000)
+    service = Service(ServeSettings(db=url))
+    try:
+        client = TestClient(create_app(service))
+        client.get("/")  # templates compiled, rules loaded
+        best = float("inf")
+        for _ in range(2):
+            started = time.process_time()
+            page = client.get("/?sort=oldest&order=desc")
+            best = min(best, time.process_time() - started)
+        assert page.status_code == 200
+        assert page.text.count('<a href="/models/org') == 1000
+        assert best < 1.0, f"dashboard took {best:.2f} s CPU"
+        rows = client.get("/api/dashboard?org=org7").json()["models"]
+        assert len(rows) == 25 and all(row["open_promises"] == 7 for row in rows)
+    finally:
+        service.close()
+
+
+def test_claim_is_exclusive_across_connections(store_url: str) -> None:
+    """The store's per-target claim (an advisory lock on PostgreSQL, a lock file beside a
+    SQLite store) admits one holder; another store object — another process — is refused."""
+    with Store.open(store_url) as one, Store.open(store_url) as other:
+        with claim(one, "hub:acme/x") as first:
+            assert first
+            with claim(other, "hub:acme/x") as second:
+                assert not second
+            with claim(other, "hub:acme/y") as different:
+                assert different
+        with claim(other, "hub:acme/x") as after:
+            assert after
+
+
+def test_two_services_on_one_store_audit_a_commit_once(hub, store_url: str) -> None:
+    """Two serve processes asked for the same never-audited badge at once: one audit."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    sha = publish(hub, "acme/clean", "clean-card")
+    services = [Service(ServeSettings(db=store_url)) for _ in range(2)]
+    try:
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            list(
+                pool.map(
+                    lambda service: service._audit("hub:acme/clean", "acme/clean", sha, None),
+                    services * 2,
+                )
+            )
+        assert len(services[0].store.audits("hub:acme/clean")) == 1
+        outcomes = sorted(s.status["hub:acme/clean"].outcome for s in services)
+        assert "audited" in outcomes or outcomes == ["unchanged", "unchanged"]
+        client = TestClient(create_app(services[1]))
+        assert badge_json(client, "/badge/acme/clean.json")["message"] == "passing"
+        services[1].store.track("hub:acme/clean", "acme/clean", None, None)
+        rows = client.get("/api/dashboard").json()["models"]
+        assert [(r["target"], r["verdict"], r["licence"]) for r in rows] == [
+            ("acme/clean", "passing", "apache-2.0")
+        ]
+        assert client.get("/models/acme/clean").status_code == 200
+    finally:
+        for service in services:
+            service.close()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
@@ -71,6 +72,10 @@ class SecurityHeaders:
 
 
 def _finalize(value: Any) -> Any:
+    """Every printed string through :func:`visible` (markup the templates built — macros —
+    is theirs, already escaped, and passes as it is)."""
+    if isinstance(value, Markup):
+        return value
     return visible(value) if isinstance(value, str) else value
 
 
@@ -130,7 +135,7 @@ def create_app(service: Service) -> Starlette:
             return unknown_badge("invalid revision")
         repo_id = f"{org}/{name}"
         if org == LOCAL_ORG:
-            local = views.find_target(service, repo_id)
+            local = service.slug_target(repo_id, lambda: views.find_target(service, repo_id))
             if local is not None and local[0].startswith("local:"):
                 stored = service.stored_report(local[0], None)
                 if stored is None:

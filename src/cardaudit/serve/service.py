@@ -114,6 +114,8 @@ class Service:
         #: (target key, revision) → (audit id, Report): the badge's hot path never reads
         #: the store twice for one commit. Dropped when this process records that target.
         self._reports: LRUCache = LRUCache(maxsize=1024)
+        #: URL slug → store key, for the badges of local folders (30 s).
+        self._slugs: TTLCache = TTLCache(maxsize=4096, ttl=30)
         self._lock = threading.Lock()
         self._scheduler: Any = None
 
@@ -172,6 +174,16 @@ class Service:
         with self._lock:
             self._reports[cache_key] = result
         return result
+
+    def slug_target(self, wanted: str, find: Callable[[], Any]) -> Any:
+        """``find()``'s answer for the slug ``wanted``, remembered for 30 seconds."""
+        with self._lock:
+            if wanted in self._slugs:
+                return self._slugs[wanted]
+        found = find()
+        with self._lock:
+            self._slugs[wanted] = found
+        return found
 
     def forget(self, key: str) -> None:
         with self._lock:

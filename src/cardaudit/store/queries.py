@@ -15,45 +15,85 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cardaudit.store.records import AuditRecord
-from cardaudit.store.repository import Store, _audit_record
+from cardaudit.store.records import AuditRecord, PromiseRecord
+from cardaudit.store.repository import Store, _audit_record, _aware
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
-
-
-def _light_options():  # type: ignore[no-untyped-def]
-    """Load an audit row without its facts, checks and findings (the deliveries are kept:
-    the ledger judges a promise that disappeared on them)."""
-    from sqlalchemy import false
-    from sqlalchemy.orm import defer, selectinload
-
-    from cardaudit.store.schema import AuditRow
-
-    return (
-        defer(AuditRow.facts),
-        defer(AuditRow.checks),
-        selectinload(AuditRow.findings.and_(false())),  # an empty list, not N lazy loads
-        selectinload(AuditRow.promises),
-    )
 
 
 def audit_histories(
     store: Store, keys: Sequence[str] | None = None
 ) -> dict[str, list[AuditRecord]]:
     """Every audit of each of ``keys`` (default: every target), oldest first, with its
-    promises but without findings, facts or checks: what the promise ledger reads."""
+    promises but without findings, facts or checks: what the promise ledger reads.
+
+    Two plain (Core) selects rather than ORM loading: a dashboard reads every audit of
+    every tracked model through here.
+    """
     from sqlalchemy import select
 
-    from cardaudit.store.schema import AuditRow
+    from cardaudit.store.schema import AuditRow, PromiseRow
+
+    audit_columns = (
+        AuditRow.id,
+        AuditRow.target_key,
+        AuditRow.target_kind,
+        AuditRow.target_id,
+        AuditRow.revision,
+        AuditRow.audited_at,
+        AuditRow.tool_version,
+        AuditRow.licence_declared,
+        AuditRow.licence_spdx,
+        AuditRow.errors,
+        AuditRow.warnings,
+        AuditRow.infos,
+        AuditRow.deliveries,
+    )
+    promise_columns = (
+        PromiseRow.audit_id,
+        PromiseRow.artifact,
+        PromiseRow.text,
+        PromiseRow.repo,
+        PromiseRow.path,
+        PromiseRow.line,
+        PromiseRow.status,
+        PromiseRow.first_seen,
+        PromiseRow.reason,
+        PromiseRow.item,
+    )
 
     def work(session: Session) -> dict[str, list[AuditRecord]]:
-        query = select(AuditRow).order_by(AuditRow.target_key, AuditRow.audited_at, AuditRow.id)
+        chosen = select(AuditRow.id)
+        query = select(*audit_columns).order_by(
+            AuditRow.target_key, AuditRow.audited_at, AuditRow.id
+        )
         if keys is not None:
+            chosen = chosen.where(AuditRow.target_key.in_(list(keys)))
             query = query.where(AuditRow.target_key.in_(list(keys)))
+        promises: dict[int, list[PromiseRecord]] = {}
+        listed = select(*promise_columns).where(PromiseRow.audit_id.in_(chosen.scalar_subquery()))
+        for audit_id, *values in session.execute(listed.order_by(PromiseRow.id)):
+            promises.setdefault(audit_id, []).append(PromiseRecord(*values))
         found: dict[str, list[AuditRecord]] = {}
-        for row in session.scalars(query.options(*_light_options())):
-            found.setdefault(row.target_key, []).append(_audit_record(row))
+        for row in session.execute(query):
+            record = AuditRecord(
+                id=row.id,
+                target_key=row.target_key,
+                target_kind=row.target_kind,
+                target_id=row.target_id,
+                revision=row.revision,
+                audited_at=_aware(row.audited_at),
+                tool_version=row.tool_version,
+                licence_declared=row.licence_declared,
+                licence_spdx=row.licence_spdx,
+                errors=row.errors,
+                warnings=row.warnings,
+                infos=row.infos,
+                promises=tuple(promises.get(row.id, ())),
+                deliveries=row.deliveries,
+            )
+            found.setdefault(row.target_key, []).append(record)
         return found
 
     return store._run(work)
@@ -65,14 +105,16 @@ def latest_reports(
     *,
     revision: str | None = None,
     facts: Sequence[str] | None = None,
+    promises: bool = True,
 ) -> dict[str, tuple[AuditRecord, dict[str, Any]]]:
     """The latest audit of each of ``keys`` (of ``revision`` when given), as its record and
     its JSON report (``report_to_json``'s shape, without ``not_read``).
 
     ``facts`` names the top-level facts to load (None: all of them); the dashboard asks for
-    a few, the model page and the badge for all.
+    a few, the model page and the badge for all. ``promises=False`` leaves the record's
+    promises empty (the dashboard reads them through the ledger).
     """
-    from sqlalchemy import func, select
+    from sqlalchemy import false, func, select
     from sqlalchemy.orm import selectinload
 
     from cardaudit.store.schema import AuditRow
@@ -96,7 +138,10 @@ def latest_reports(
             select(AuditRow)
             .join(latest, latest.c.id == AuditRow.id)
             .where(latest.c.rank == 1)
-            .options(selectinload(AuditRow.findings), selectinload(AuditRow.promises))
+            .options(
+                selectinload(AuditRow.findings),
+                selectinload(AuditRow.promises if promises else AuditRow.promises.and_(false())),
+            )
         )
         if facts is not None:
             from sqlalchemy.orm import defer
