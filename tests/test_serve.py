@@ -524,3 +524,27 @@ def test_two_services_on_one_store_audit_a_commit_once(hub, store_url: str) -> N
     finally:
         for service in services:
             service.close()
+
+
+def test_serve_is_never_imported_by_help_or_audit() -> None:
+    """Start-up stays light: the web stack loads only when `cardaudit serve` runs."""
+    import subprocess
+    import sys
+
+    heavy = ("starlette", "uvicorn", "apscheduler", "cachetools", "cardaudit.serve")
+    script = (
+        "import sys\n"
+        "from cardaudit.cli import main\n"
+        "sys.argv = ['cardaudit', *sys.argv[1:]]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"print([m for m in sys.modules if m.startswith({heavy!r})])\n"
+    )
+    for arguments in (
+        ["--help"],
+        ["audit", str(FIXTURES / "clean-card" / "model"), "-f", "json"],
+        ["serve", "--help"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", script, *arguments], capture_output=True, text=True, check=True
+        )
+        assert done.stdout.rstrip().endswith("[]"), (arguments, done.stdout[-300:])

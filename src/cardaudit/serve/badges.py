@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 
 from cardaudit.model import Report
 from cardaudit.reporters.badge import LABEL, badge_svg
@@ -29,9 +30,11 @@ class Badge:
     max_age: int = 0
     note: str | None = None  # why it is pending / unknown (a response header, not the badge)
 
+    @cached_property
     def svg(self) -> str:
         return badge_svg(LABEL, self.message, self.colour)
 
+    @cached_property
     def shields_json(self) -> str:
         """The shields.io endpoint schema (https://shields.io/badges/endpoint-badge)."""
         data = {

@@ -153,6 +153,16 @@ class Service:
             self._resolved[cache_key] = found
         return found
 
+    def cached_resolution(self, repo_id: str, revision: str | None) -> Resolution | None:
+        """The remembered commit of ``repo_id@revision``, or None (nothing is asked)."""
+        with self._lock:
+            return self._resolved.get((repo_id, revision))
+
+    def cached_report(self, key: str, revision: str) -> tuple[int, Report] | None:
+        """The remembered audit of ``key`` at ``revision``, or None (the store is not read)."""
+        with self._lock:
+            return self._reports.get((key, revision))
+
     # ------------------------------------------------------------------ stored audits
 
     def stored_report(self, key: str, revision: str | None) -> tuple[int, Report] | None:
