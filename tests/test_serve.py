@@ -548,3 +548,22 @@ def test_serve_is_never_imported_by_help_or_audit() -> None:
             [sys.executable, "-c", script, *arguments], capture_output=True, text=True, check=True
         )
         assert done.stdout.rstrip().endswith("[]"), (arguments, done.stdout[-300:])
+
+
+def test_serve_command_errors_are_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cardaudit.cli import app
+    from cardaudit.cli_serve import parse_duration
+
+    assert parse_duration("24h") == 86400 and parse_duration("30m") == 1800
+    assert parse_duration("7d") == 7 * 86400 and parse_duration("90") == 90
+    runner = CliRunner()
+    short = runner.invoke(app, ["serve", "--refresh", "5s", "--db", str(tmp_path / "x.db")])
+    assert short.exit_code == 2 and "under a minute" in short.stderr
+    assert len(short.stderr.strip().splitlines()) == 1
+    bad = runner.invoke(app, ["serve", "--refresh", "daily"])
+    assert bad.exit_code == 2 and "30m, 24h or 7d" in bad.stderr
+    store = runner.invoke(app, ["serve", "--db", "nosuchdb://x"])
+    assert store.exit_code == 2 and store.stderr.startswith("cardaudit: error: ")
+    assert len(store.stderr.strip().splitlines()) == 1
