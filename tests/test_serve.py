@@ -204,6 +204,8 @@ def test_dashboard_lists_filters_and_sorts(tracked_three, client: TestClient) ->
     assert rows["acme/clean"]["open_promises"] == 0
     failing = client.get("/api/dashboard?verdict=failing").json()["models"]
     assert [row["target"] for row in failing] == ["acme/typo"]
+    typo = client.get("/api/dashboard?licence=apache2").json()["models"]
+    assert [row["target"] for row in typo] == ["acme/typo"]
     other = client.get("/api/dashboard?org=other").json()["models"]
     assert [row["target"] for row in other] == ["other/promises"]
     by_open = client.get("/api/dashboard?sort=open&order=desc").json()["models"]
@@ -277,6 +279,25 @@ def test_every_page_escapes_hostile_card_text(hub, service: Service, client: Tes
 
 
 # --------------------------------------------------------------------------- faults
+
+
+def test_refresh_asks_the_hub_once_per_model_and_audits_only_new_commits(
+    hub, tracked_three: Service
+) -> None:
+    service = tracked_three
+    hub.log.clear()
+    assert set(service.refresh_all().values()) == {"unchanged"}
+    asked = [entry.path for entry in hub.requests()]
+    assert sorted(path.split("?")[0] for path in asked) == [
+        "/api/models/acme/clean",
+        "/api/models/acme/typo",
+        "/api/models/other/promises",
+    ]
+    hub.commit("acme/clean", {"NOTES.md": "new commit\n"})
+    assert service.refresh_all()["hub:acme/clean"] == "queued"
+    drain(service)
+    assert len(service.store.audits("hub:acme/clean")) == 2
+    assert len(service.store.audits("hub:acme/typo")) == 1
 
 
 def test_hub_down_or_rate_limiting_keeps_the_last_good_audit(
