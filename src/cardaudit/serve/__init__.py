@@ -8,5 +8,7 @@ Jinja2, APScheduler, cachetools).
 - :mod:`.badges`: the badge of a stored audit (verdict, ``fail_on``), SVG and shields JSON.
 - :mod:`.service`: the store, the bounded audit queue, Hub commit resolution, refresh.
 - :mod:`.views`: what the dashboard and the model page show, as plain values.
-- :mod:`.app`: the Starlette app (routes, templates, security headers).
+- :mod:`.badge_route`: the badge URLs (a cached badge answered from memory).
+- :mod:`.writes`: token-protected tracking over HTTP.
+- :mod:`.app`: the Starlette app (pages, JSON, templates, security headers).
 """

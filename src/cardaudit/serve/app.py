@@ -9,15 +9,11 @@ whose stylesheet is inline) is served on its own URL and shown in a sandboxed fr
 
 from __future__ import annotations
 
-import hmac
 import inspect
-import json
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from cachetools import LRUCache
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 from starlette.applications import Starlette
@@ -27,11 +23,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from cardaudit.errors import AuditError, StoreError
+from cardaudit.errors import StoreError
 from cardaudit.serve import views
-from cardaudit.serve.badges import FAIL_ON, Badge, audited_badge, pending_badge, unknown_badge
+from cardaudit.serve.badge_route import badge_endpoint
 from cardaudit.serve.service import Service
-from cardaudit.serve.targets import LOCAL_ORG, is_hub_id, slug, visible
+from cardaudit.serve.targets import slug, visible
+from cardaudit.serve.writes import write_endpoints
 
 HERE = Path(__file__).parent
 PAGE_CSP = (
@@ -43,8 +40,6 @@ REPORT_CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
     "form-action 'none'; frame-ancestors 'self'"
 )
-BADGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors *"
-REVISION = re.compile(r"^[\w.\-/]{1,128}$")
 
 
 class SecurityHeaders:
@@ -97,7 +92,6 @@ def templates() -> Environment:
 def create_app(service: Service) -> Starlette:
     """The web app over ``service`` (its store, queue and scheduler)."""
     env = templates()
-    badges_made: LRUCache = LRUCache(maxsize=4096)
 
     def page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
         html = env.get_template(name).render(now=datetime.now(UTC), **context)
@@ -128,98 +122,8 @@ def create_app(service: Service) -> Starlette:
 
         return run
 
-    # ------------------------------------------------------------------ badges
-
-    def badge_for(org: str, name: str, rev: str | None, fail_on: str | None) -> Badge:
-        if fail_on is not None and fail_on not in FAIL_ON:
-            return unknown_badge(f"unknown fail_on {fail_on!r}")
-        if rev is not None and not REVISION.match(rev):
-            return unknown_badge("invalid revision")
-        repo_id = f"{org}/{name}"
-        if org == LOCAL_ORG:
-            local = service.slug_target(repo_id, lambda: views.find_target(service, repo_id))
-            if local is not None and local[0].startswith("local:"):
-                stored = service.stored_report(local[0], None)
-                if stored is None:
-                    return pending_badge("not audited yet")
-                audit_id, report = stored
-                return audited_badge(report, fail_on, f'"local-{audit_id}-{fail_on}"', 300)
-        if not is_hub_id(repo_id):
-            return unknown_badge("not a Hub repo id")
-        key = f"hub:{repo_id}"
-        try:
-            resolution = service.resolve(repo_id, rev)
-        except AuditError as exc:  # the Hub cannot be reached: the last good audit stands
-            stored = service.stored_report(key, None)
-            if stored is None:
-                return unknown_badge(f"cannot reach the Hub: {exc}")
-            audit_id, report = stored
-            return audited_badge(report, fail_on, f'"{audit_id}-{fail_on}-stale"', 60)
-        if resolution.sha is None:
-            return unknown_badge(resolution.refusal or "not found")
-        stored = service.stored_report(key, resolution.sha)
-        if stored is not None:
-            audit_id, report = stored
-            etag = f'"{resolution.sha}-{audit_id}-{fail_on or "audited"}"'
-            return audited_badge(report, fail_on, etag, 300)
-        tracked = next((t for t in service.store.tracked() if t.key == key), None)
-        queued = service.request_audit(key, repo_id, resolution.sha, tracked)
-        if queued == "full":
-            return pending_badge("the audit queue is full; ask again later")
-        return pending_badge(f"auditing {resolution.sha[:12]}")
-
-    def cached_badge(org: str, name: str, rev: str | None, fail_on: str | None) -> Badge | None:
-        """The badge from memory alone (commit and audit already known), without a thread,
-        the store or the Hub: the hot path of a badge that caches keep asking for. None
-        when anything is missing (then :func:`badge_for` answers)."""
-        if org == LOCAL_ORG or (fail_on is not None and fail_on not in FAIL_ON):
-            return None
-        repo_id = f"{org}/{name}"
-        resolution = service.cached_resolution(repo_id, rev)
-        if resolution is None or resolution.sha is None:
-            return None
-        stored = service.cached_report(f"hub:{repo_id}", resolution.sha)
-        if stored is None:
-            return None
-        audit_id, report = stored
-        memo_key = (repo_id, resolution.sha, audit_id, fail_on)
-        answer = badges_made.get(memo_key)
-        if answer is None:
-            etag = f'"{resolution.sha}-{audit_id}-{fail_on or "audited"}"'
-            answer = badges_made[memo_key] = audited_badge(report, fail_on, etag, 300)
-        return answer
-
-    async def badge(request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
-        org = request.path_params["org"]
-        filename = request.path_params["file"]
-        stem, dot, extension = filename.rpartition(".")
-        if not dot or extension not in ("svg", "json"):
-            return PlainTextResponse("badge URLs end in .svg or .json", status_code=404)
-        rev = request.query_params.get("rev") or None
-        fail_on = request.query_params.get("fail_on") or None
-        try:
-            answer = cached_badge(org, stem, rev, fail_on)
-            if answer is None:
-                answer = await run_in_threadpool(badge_for, org, stem, rev, fail_on)
-        except Exception as exc:  # a badge is never an error page
-            answer = unknown_badge(f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
-        headers = {"content-security-policy": BADGE_CSP}
-        if answer.etag:
-            headers["etag"] = answer.etag
-            if request.headers.get("if-none-match") == answer.etag:
-                headers["cache-control"] = f"public, max-age={answer.max_age}"
-                return Response(status_code=304, headers=headers)
-        headers["cache-control"] = (
-            f"public, max-age={answer.max_age}" if answer.max_age else "no-cache"
-        )
-        headers["x-cardaudit-badge"] = answer.state
-        if answer.note:
-            headers["x-cardaudit-note"] = answer.note.encode("ascii", "replace").decode()[:300]
-        if extension == "json":
-            return Response(answer.shields_json, media_type="application/json", headers=headers)
-        return Response(answer.svg, media_type="image/svg+xml", headers=headers)
+    badge = badge_endpoint(service)
+    add_tracked, remove_tracked = write_endpoints(service)
 
     # ------------------------------------------------------------------ dashboard
 
@@ -374,68 +278,6 @@ def create_app(service: Service) -> Starlette:
                 render_markdown(slug(found[0]), entries), media_type="text/markdown"
             )
         return JSONResponse(ledger_to_json(entries))
-
-    # ------------------------------------------------------------------ writes
-
-    def authorised(request: Request) -> Response | None:
-        token = service.settings.token
-        if not token:
-            return JSONResponse(
-                {"error": "writes are disabled: start serve with CARDAUDIT_SERVE_TOKEN set"},
-                status_code=403,
-            )
-        given = request.headers.get("authorization", "")
-        scheme, _, value = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(value.encode(), token.encode()):
-            return JSONResponse(
-                {"error": "a valid token is needed (Authorization: Bearer …)"},
-                status_code=401,
-                headers={"www-authenticate": "Bearer"},
-            )
-        return None
-
-    async def add_tracked(request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
-        refused = authorised(request)
-        if refused is not None:
-            return refused
-        try:
-            body = json.loads(await request.body() or b"{}")
-        except ValueError:
-            return JSONResponse({"error": "the body must be JSON"}, status_code=400)
-        return await run_in_threadpool(track, body)
-
-    def track(body: Any) -> Response:
-        if not isinstance(body, dict):
-            return JSONResponse({"error": "the body must be a JSON object"}, status_code=400)
-        target = str(body.get("target") or "").strip().strip("/")
-        code, base = body.get("code"), body.get("base")
-        if not is_hub_id(target):
-            return JSONResponse({"error": "target must be a Hub id like org/name"}, 400)
-        if code is not None and not (isinstance(code, str) and code.startswith("https://")):
-            return JSONResponse({"error": "code must be an https:// git URL"}, 400)
-        if base is not None and not (isinstance(base, str) and is_hub_id(base)):
-            return JSONResponse({"error": "base must be a Hub id like org/name"}, 400)
-        key = f"hub:{target}"
-        added = service.store.track(key, target, code, base)
-        tracked = next(t for t in service.store.tracked() if t.key == key)
-        queued = service.refresh_one(tracked)
-        return JSONResponse(
-            {"target": target, "added": added, "audit": queued},
-            status_code=201 if added else 200,
-        )
-
-    def remove_tracked(request: Request) -> Response:
-        refused = authorised(request)
-        if refused is not None:
-            return refused
-        target = f"{request.path_params['org']}/{request.path_params['name']}"
-        if not is_hub_id(target):
-            return JSONResponse({"error": "target must be a Hub id like org/name"}, 400)
-        if not service.store.untrack(f"hub:{target}"):
-            return JSONResponse({"error": f"{target} is not tracked"}, status_code=404)
-        return JSONResponse({"target": target, "removed": True})
 
     def health(_request: Request) -> Response:
         return JSONResponse({"store": service.store.url, "queued": service.queue.size()})
