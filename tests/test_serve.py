@@ -588,3 +588,15 @@ def test_serve_command_errors_are_one_line(tmp_path: Path) -> None:
     store = runner.invoke(app, ["serve", "--db", "nosuchdb://x"])
     assert store.exit_code == 2 and store.stderr.startswith("cardaudit: error: ")
     assert len(store.stderr.strip().splitlines()) == 1
+
+
+def test_a_tracked_model_not_yet_audited_says_so(hub, service: Service, client: TestClient) -> None:
+    added = client.post("/api/tracked", json={"target": "ghost/model"}, headers=auth())
+    assert added.json()["audit"] == "failed"  # not on the Hub: nothing to audit
+    page = client.get("/models/ghost/model")
+    assert page.status_code == 200
+    assert "Tracked, not audited yet" in page.text and "not found on the Hub" in page.text
+    row = client.get("/api/dashboard").json()["models"][0]
+    assert (row["verdict"], row["refresh"]["outcome"]) == ("never audited", "failed")
+    assert "never audited" in client.get("/").text
+    assert client.get("/badge/ghost/model.svg").headers["x-cardaudit-badge"] == "unknown"

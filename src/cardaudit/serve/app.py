@@ -189,7 +189,15 @@ def create_app(service: Service) -> Starlette:
             service, key, tracked, _int(query.get("from")), _int(query.get("to"))
         )
         if not data.audits:
-            return not_found(request)
+            if tracked is None:
+                return not_found(request)
+            status = service.status.get(key)
+            return page(
+                "error.html",
+                title=f"{slug(key)}: not audited yet",
+                message="Tracked, not audited yet: the next refresh audits it"
+                + (f" (last attempt: {status.outcome}, {status.detail})." if status else "."),
+            )
         return page("model.html", model=data, base_url=str(request.base_url).rstrip("/"))
 
     def report(request: Request) -> Response:

@@ -114,7 +114,8 @@ def badge_endpoint(service: Service) -> Callable[[Request], Awaitable[Response]]
         )
         headers["x-cardaudit-badge"] = answer.state
         if answer.note:
-            headers["x-cardaudit-note"] = answer.note.encode("ascii", "replace").decode()[:300]
+            note = " ".join(answer.note.split())  # one header line, ASCII
+            headers["x-cardaudit-note"] = note.encode("ascii", "replace").decode()[:300]
         if extension == "json":
             return Response(answer.shields_json, media_type="application/json", headers=headers)
         return Response(answer.svg, media_type="image/svg+xml", headers=headers)
