@@ -115,7 +115,7 @@ def latest_reports(
     promises empty (the dashboard reads them through the ledger).
     """
     from sqlalchemy import false, func, select
-    from sqlalchemy.orm import selectinload
+    from sqlalchemy.orm import defer, selectinload, undefer
 
     from cardaudit.store.schema import AuditRow
 
@@ -143,10 +143,12 @@ def latest_reports(
                 selectinload(AuditRow.promises if promises else AuditRow.promises.and_(false())),
             )
         )
-        if facts is not None:
-            from sqlalchemy.orm import defer
-
-            query = query.options(defer(AuditRow.facts))
+        # Explicit about the JSON columns, whatever the mapping defers by default: checks
+        # always (the verdict reads them), facts whole only when all are asked for.
+        query = query.options(undefer(AuditRow.checks))
+        query = query.options(
+            defer(AuditRow.facts) if facts is not None else undefer(AuditRow.facts)
+        )
         rows = list(session.scalars(query))
         partial: dict[int, dict[str, Any]] = {}
         if facts is not None and rows:
@@ -213,7 +215,7 @@ def report_json(row: Any, facts: dict[str, Any] | None) -> dict[str, Any]:
 def audit_report(store: Store, audit_id: int) -> tuple[AuditRecord, dict[str, Any]] | None:
     """One stored audit by id: its record and its JSON report (None when absent)."""
     from sqlalchemy import select
-    from sqlalchemy.orm import selectinload
+    from sqlalchemy.orm import selectinload, undefer
 
     from cardaudit.store.schema import AuditRow
 
@@ -221,7 +223,12 @@ def audit_report(store: Store, audit_id: int) -> tuple[AuditRecord, dict[str, An
         query = (
             select(AuditRow)
             .where(AuditRow.id == audit_id)
-            .options(selectinload(AuditRow.findings), selectinload(AuditRow.promises))
+            .options(
+                selectinload(AuditRow.findings),
+                selectinload(AuditRow.promises),
+                undefer(AuditRow.facts),
+                undefer(AuditRow.checks),
+            )
         )
         row = session.scalars(query).first()
         return None if row is None else (_audit_record(row), report_json(row, row.facts))
