@@ -403,6 +403,7 @@ def fill_store(url: str, models: int) -> None:
     from scenarios import scenario_report
 
     data = report_to_json(scenario_report("clover"))
+    shown = {key: data["facts"][key] for key in ("license", "lineage", "base_models", "promises")}
     store = Store.open(url)
     audits, findings, promises, tracked = [], [], [], []
     first = datetime(2026, 5, 1, tzinfo=UTC)
@@ -435,7 +436,7 @@ def fill_store(url: str, models: int) -> None:
                     "errors": 0,
                     "warnings": len(data["findings"]),
                     "infos": 0,
-                    "facts": data["facts"],
+                    "facts": shown,
                     "checks": data["checks"],
                     "deliveries": None,
                 }
@@ -488,17 +489,14 @@ def test_dashboard_over_a_thousand_models_under_a_second(tmp_path: Path) -> None
     service = Service(ServeSettings(db=url))
     try:
         client = TestClient(create_app(service))
-        client.get("/")  # templates compiled, rules loaded
-        best = float("inf")
-        for _ in range(2):
-            started = time.process_time()
-            page = client.get("/?sort=oldest&order=desc")
-            best = min(best, time.process_time() - started)
+        rows = client.get("/api/dashboard?org=org7").json()["models"]  # also warms up
+        assert len(rows) == 25 and all(row["open_promises"] == 7 for row in rows)
+        started = time.process_time()
+        page = client.get("/?sort=oldest&order=desc")
+        spent = time.process_time() - started
         assert page.status_code == 200
         assert page.text.count('<a href="/models/org') == 1000
-        assert best < 1.0, f"dashboard took {best:.2f} s CPU"
-        rows = client.get("/api/dashboard?org=org7").json()["models"]
-        assert len(rows) == 25 and all(row["open_promises"] == 7 for row in rows)
+        assert spent < 1.0, f"dashboard took {spent:.2f} s CPU"
     finally:
         service.close()
 
