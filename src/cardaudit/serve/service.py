@@ -211,6 +211,16 @@ class Service:
     def _audit(
         self, key: str, target: str, revision: str | None, tracked: TrackedTarget | None
     ) -> None:
+        try:
+            self._claimed_audit(key, target, revision, tracked)
+        except Exception as exc:  # the claim or the store failed: say so on the pages
+            log.exception("audit of %s could not run", target)
+            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self.status[key] = RefreshStatus(datetime.now(UTC), "failed", detail)
+
+    def _claimed_audit(
+        self, key: str, target: str, revision: str | None, tracked: TrackedTarget | None
+    ) -> None:
         from cardaudit.sources import AuditRequest
         from cardaudit.store.queries import claim, latest_reports
         from cardaudit.tracking import audit_and_record
