@@ -275,7 +275,12 @@ def test_every_page_escapes_hostile_card_text(hub, service: Service, client: Tes
     from cardaudit.reporters.ledger import md_cell
 
     cell = md_cell("a | <img src=x onerror=alert(2)> [x](javascript:y)\n\u202eb")
-    assert cell == "a \\| \\<img src=x onerror=alert\\(2\\)\\> \\[x\\]\\(javascript:y\\) b"
+    assert cell == "a \\| \\<img src=x onerror=alert(2)\\> \\[x\\](javascript:y) b"
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark").enable("table").render(f"| h |\n|---|\n| {cell} |\n")
+    assert "<img" not in rendered and "<a " not in rendered and rendered.count("<td>") == 1
+    assert "&lt;img src=x onerror=alert(2)&gt;" in rendered
 
 
 # --------------------------------------------------------------------------- faults

@@ -463,7 +463,7 @@ def test_cli_history_ledger_formats(recorded, store_url: str, model_repo: Path) 
     assert (
         "| item | artifact | first promised | delivered on | days open | where |" in markdown.stdout
     )
-    assert "dropped 2026\\-05\\-02" in markdown.stdout
+    assert "dropped 2026-05-02" in markdown.stdout
     assert markdown.stdout.index("Promise ledger") < markdown.stdout.index("### Timeline")
     text = runner.invoke(app, ["history", target, "--db", store_url])
     assert "Promise ledger" in text.stdout

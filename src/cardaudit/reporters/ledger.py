@@ -104,12 +104,15 @@ def render_csv(entries: Sequence[LedgerEntry]) -> str:
     return buffer.getvalue()
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>&~])")
+#: What can start markup inside a table cell (GFM): emphasis, code, links and images (a
+#: bracket escaped is enough to break ``[x](url)``), raw HTML and entities, the cell
+#: separator, strikethrough. Line-start syntax (#, -, 1.) cannot occur inside a cell.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&|~])")
 
 
 def md_cell(text: str) -> str:
-    """A Markdown table cell that renders as the literal text: every Markdown and HTML
-    special character backslash-escaped, line breaks and bidi controls removed."""
+    """A Markdown table cell that renders as the literal text: the characters that start
+    markup backslash-escaped, line breaks and bidi controls removed."""
     flat = " ".join(str(text).split())
     flat = re.sub("[\u202a-\u202e\u2066-\u2069\u200e\u200f]", "", flat)
     return _MD_SPECIAL.sub(r"\\\1", flat)
