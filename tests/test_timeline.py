@@ -187,10 +187,12 @@ def test_history_timeline(recorded) -> None:
     history = build_history(audits[0].target_key, audits)
     events = [(e.audit_id, e.kind, e.where, e.severity, e.rule_id) for e in history.events]
     first, second, third = (a.id for a in audits)
+    # Date order: both promises date from the card's commit of 2026-03-01 (git), the day
+    # before the first audit that saw them.
     assert events == [
-        (first, "first_audit", None, None, None),
         (first, "promise_appeared", "README.md:10", None, None),
         (first, "promise_appeared", "README.md:11", None, None),
+        (first, "first_audit", None, None, None),
         (second, "promise_delivered", "README.md:10", None, None),
         (second, "finding_added", "README.md:10", "info", "PRM003"),
         # the evaluation promise aged past 30 days between the audits: PRM001 info → warning
@@ -201,7 +203,8 @@ def test_history_timeline(recorded) -> None:
         (third, "promise_dropped", "README.md:11", None, None),
         (third, "finding_resolved", "README.md:11", None, "PRM001"),
     ]
-    appeared = history.events[1]
+    assert [e.at for e in history.events] == sorted(e.at for e in history.events)
+    appeared = history.events[0]
     assert appeared.at == datetime(2026, 3, 1, tzinfo=UTC)  # first_seen, not the audit time
     assert (appeared.detail["artifact"], appeared.detail["first_seen"]) == (
         "training_code",
@@ -217,7 +220,7 @@ def test_history_timeline(recorded) -> None:
     assert "never delivered" in dropped.message
     assert dropped.detail["artifact"] == "evaluation_code"
     assert "Evaluation scripts" in history.events[10].message  # its PRM001 went with it
-    assert history.events[0].message.startswith("first audit: licence apache-2.0; 1 error(s)")
+    assert history.events[2].message.startswith("first audit: licence apache-2.0; 1 error(s)")
 
 
 def test_diff_between_any_two_audits(recorded) -> None:
@@ -388,3 +391,97 @@ def test_track_run_history_of_the_clover_promises(
     assert (second, "finding_resolved", "code:README.md:20", "PRM001") in events
     assert not any(e["kind"] == "licence_changed" for e in data["events"])
     assert data["events"][0]["audit_id"] == first
+
+    # The promise ledger (same store, same matching): the checked box delivered and removed
+    # from the text, the other code README items still open 105 days after 2026-03-02.
+    ledger = {
+        (e["location"]["path"], e["location"]["line"], e["artifact"]): e for e in data["ledger"]
+    }
+    box_entry = ledger[("README.md", 20, "training_code")]
+    assert (box_entry["state"], box_entry["delivered_on"][:10], box_entry["days_open"]) == (
+        "delivered",
+        "2026-06-15",
+        105,
+    )
+    assert box_entry["first_promised"][:10] == "2026-03-02"
+    assert "checked roadmap box" in box_entry["reason"]
+    still_open = {k for k, e in ledger.items() if e["state"] == "open"}
+    assert ("README.md", 17, "inference_code") in still_open
+    assert all(
+        ledger[k]["days_open"] == 105 and ledger[k]["delivered_on"] is None for k in still_open
+    )
+    assert [e["first_promised"] for e in data["ledger"]] == sorted(
+        e["first_promised"] for e in data["ledger"]
+    )
+    assert [e["at"] for e in data["events"]] == sorted(e["at"] for e in data["events"])
+
+
+def test_promise_ledger_of_the_three_revisions(recorded) -> None:
+    """Training code delivered by the second audit; evaluation scripts dropped by the third."""
+    from cardaudit.ledger import LedgerSummary, promise_ledger
+
+    _shas, audits = recorded
+    ledger = promise_ledger(audits, now=datetime(2026, 6, 1, tzinfo=UTC))
+    rows = [(e.artifact, e.state, e.first_promised.date().isoformat(), e.days_open) for e in ledger]
+    assert sorted(rows) == [
+        ("evaluation_code", "dropped", "2026-03-01", 62),
+        ("training_code", "delivered", "2026-03-01", 32),
+    ]
+    by_artifact = {e.artifact: e for e in ledger}
+    assert by_artifact["training_code"].delivered_on == audits[1].audited_at
+    assert by_artifact["training_code"].last_audit_id == audits[2].id  # still stated
+    assert by_artifact["evaluation_code"].dropped_on == audits[2].audited_at
+    assert by_artifact["evaluation_code"].delivered_on is None
+    assert LedgerSummary.of(ledger) == LedgerSummary(0, 1, 1, None)
+    # Up to the second audit only: the evaluation promise is open, aged to "now".
+    early = promise_ledger(audits[:2], now=datetime(2026, 6, 1, tzinfo=UTC))
+    (evaluation,) = [e for e in early if e.artifact == "evaluation_code"]
+    assert (evaluation.state, evaluation.days_open, evaluation.where()) == (
+        "open",
+        92,
+        "README.md:11",
+    )
+    assert LedgerSummary.of(early).oldest_open_days == 92
+
+
+def test_cli_history_ledger_formats(recorded, store_url: str, model_repo: Path) -> None:
+    import csv
+    import io
+
+    runner = CliRunner()
+    target = str(model_repo)
+    as_csv = runner.invoke(app, ["history", target, "--db", store_url, "--format", "csv"])
+    assert as_csv.exit_code == 0, as_csv.output
+    rows = list(csv.DictReader(io.StringIO(as_csv.stdout)))
+    assert [(r["artifact"], r["state"], r["first_promised"], r["delivered_on"]) for r in rows] == [
+        ("training_code", "delivered", "2026-03-01", "2026-04-02"),
+        ("evaluation_code", "dropped", "2026-03-01", ""),
+    ]
+    assert rows[1]["dropped_on"] == "2026-05-02" and rows[1]["days_open"] == "62"
+    markdown = runner.invoke(app, ["history", target, "--db", store_url, "--format", "markdown"])
+    assert markdown.exit_code == 0, markdown.output
+    assert (
+        "| item | artifact | first promised | delivered on | days open | where |" in markdown.stdout
+    )
+    assert "dropped 2026-05-02" in markdown.stdout
+    assert markdown.stdout.index("Promise ledger") < markdown.stdout.index("### Timeline")
+    text = runner.invoke(app, ["history", target, "--db", store_url])
+    assert "Promise ledger" in text.stdout
+    assert "0 open; 1 delivered, 1 dropped." in text.stdout
+    wrong = runner.invoke(app, ["history", target, "--db", store_url, "--format", "yaml"])
+    assert wrong.exit_code == 2 and "markdown, csv" in wrong.stderr
+
+
+def test_track_list_counts_open_promises(tmp_path: Path, model_repo: Path, monkeypatch) -> None:
+    runner = CliRunner()
+    db = str(tmp_path / "list.db")
+    commit(model_repo, "2026-03-01T12:00:00+00:00", "apache-2.0", eval_promise=True, files={})
+    assert runner.invoke(app, ["track", "add", str(model_repo), "--db", db]).exit_code == 0
+    monkeypatch.setenv("CARDAUDIT_NOW", "2026-04-15")
+    run = runner.invoke(app, ["track", "run", "--db", db, "--fail-on", "never"])
+    assert run.exit_code == 0, run.output
+    listed = runner.invoke(app, ["track", "list", "--db", db, "--format", "json"])
+    (entry,) = json.loads(listed.stdout)
+    assert entry["promises"] == {"open": 2, "oldest_open_days": 45, "delivered": 0, "dropped": 0}
+    table = runner.invoke(app, ["track", "list", "--db", db])
+    assert "open promises" in table.stdout and "2 (oldest 45 d)" in table.stdout

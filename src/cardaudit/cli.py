@@ -283,9 +283,11 @@ def rules(
     sys.stdout.write(render_rule(rule, color=_use_color(None), width=_width()))
 
 
+from cardaudit.cli_serve import register as _register_serve  # noqa: E402
 from cardaudit.cli_track import register as _register_tracking  # noqa: E402
 
 _register_tracking(app)
+_register_serve(app)
 
 
 def main() -> None:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 FORMATS = ("text", "json")
+HISTORY_FORMATS = ("text", "json", "markdown", "csv")
 
 track_app = typer.Typer(
     name="track",
@@ -59,9 +60,9 @@ def _width() -> int:
     return width()
 
 
-def _check_format(output_format: str) -> None:
-    if output_format not in FORMATS:
-        raise UsageError(f"unknown --format {output_format!r}; choose from {', '.join(FORMATS)}")
+def _check_format(output_format: str, formats: tuple[str, ...] = FORMATS) -> None:
+    if output_format not in formats:
+        raise UsageError(f"unknown --format {output_format!r}; choose from {', '.join(formats)}")
 
 
 def _open(db: str | None) -> Store:
@@ -151,15 +152,21 @@ def track_remove(
 
 @track_app.command("list")
 def track_list(db: DbOption = None, output_format: FormatOption = "text") -> None:
-    """List tracked models with their latest stored audit."""
+    """List tracked models with their latest stored audit and open promises (from the
+    promise ledger: count, and how long the oldest has been open)."""
     import json
+
+    from cardaudit.ledger import LedgerSummary, ledgers_of
 
     try:
         _check_format(output_format)
         with _open(db) as store:
-            rows = [(tracked, store.latest(tracked.key)) for tracked in store.tracked()]
+            tracked = store.tracked()
+            rows = [(t, store.latest(t.key)) for t in tracked]
+            ledgers = ledgers_of(store, [t.key for t in tracked])
     except AuditError as exc:
         raise _fail(str(exc)) from exc
+    summaries = {t.key: LedgerSummary.of(ledgers.get(t.key, [])) for t in tracked}
     if output_format == "json":
         data = [
             {
@@ -181,6 +188,12 @@ def track_list(db: DbOption = None, output_format: FormatOption = "text") -> Non
                         "info": latest.infos,
                     },
                 },
+                "promises": {
+                    "open": summaries[tracked.key].open,
+                    "oldest_open_days": summaries[tracked.key].oldest_open_days,
+                    "delivered": summaries[tracked.key].delivered,
+                    "dropped": summaries[tracked.key].dropped,
+                },
             }
             for tracked, latest in rows
         ]
@@ -190,21 +203,27 @@ def track_list(db: DbOption = None, output_format: FormatOption = "text") -> Non
         typer.echo("Nothing tracked yet: `cardaudit track add org/name`.")
         return
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(expand=True)
-    for column in ("target", "last audit", "revision", "licence", "E/W/I"):
+    for column in ("target", "last audit", "revision", "licence", "E/W/I", "open promises"):
         table.add_column(column, overflow="fold")
     for tracked, latest in rows:
+        summary = summaries[tracked.key]
+        promises = str(summary.open)
+        if summary.oldest_open_days is not None:
+            promises += f" (oldest {summary.oldest_open_days} d)"
         if latest is None:
-            table.add_row(tracked.target, "never", "-", "-", "-")
+            table.add_row(escape(tracked.target), "never", "-", "-", "-", "-")
         else:
             table.add_row(
-                tracked.target,
+                escape(tracked.target),
                 f"#{latest.id} {latest.audited_at:%Y-%m-%d %H:%M}",
                 latest.short_revision,
-                latest.licence_declared or "-",
+                escape(latest.licence_declared or "-"),
                 f"{latest.errors}/{latest.warnings}/{latest.infos}",
+                promises,
             )
     Console(width=_width(), no_color=not _color(), highlight=False).print(table)
 
@@ -336,25 +355,40 @@ def _print_run_table(results, licence_findings) -> None:  # type: ignore[no-unty
 def history(
     target: Annotated[str, typer.Argument(help="Hub id (org/name) or local path.")],
     db: DbOption = None,
-    output_format: FormatOption = "text",
+    output_format: Annotated[
+        str, typer.Option("--format", "-f", help="text, json, markdown or csv (the ledger).")
+    ] = "text",
 ) -> None:
-    """Timeline of a model: promises appearing, delivered or dropped; licence changes;
-    findings added and resolved."""
+    """Timeline of a model in date order (promises appearing, delivered or dropped; licence
+    changes; findings added and resolved) and its promise ledger: item, first promised,
+    delivered on (or open), days open, where. --format text, json, markdown or csv (the
+    ledger alone)."""
+    from cardaudit.ledger import promise_ledger
     from cardaudit.reporters.timeline import dumps, history_to_json, render_history
     from cardaudit.store import key_for_argument
     from cardaudit.timeline import build_history
 
     try:
-        _check_format(output_format)
+        _check_format(output_format, HISTORY_FORMATS)
         key = key_for_argument(target)
         with _open(db) as store:
-            timeline = build_history(key, store.require_audits(key))
+            audits = store.require_audits(key)
+        timeline = build_history(key, audits)
+        ledger = promise_ledger(audits)
     except AuditError as exc:
         raise _fail(str(exc)) from exc
     if output_format == "json":
-        sys.stdout.write(dumps(history_to_json(timeline)))
+        sys.stdout.write(dumps(history_to_json(timeline, ledger)))
+    elif output_format == "csv":
+        from cardaudit.reporters.ledger import render_csv
+
+        sys.stdout.write(render_csv(ledger))
+    elif output_format == "markdown":
+        from cardaudit.reporters.ledger import render_history_markdown
+
+        sys.stdout.write(render_history_markdown(timeline, ledger))
     else:
-        sys.stdout.write(render_history(timeline, color=_color(), width=_width()))
+        sys.stdout.write(render_history(timeline, color=_color(), width=_width(), ledger=ledger))
 
 
 def diff(

@@ -274,6 +274,12 @@ def _when(promise: PromiseRecord, audit: AuditRecord) -> datetime:
     return audit.audited_at
 
 
+def promised_since(promise: PromiseRecord, audit: AuditRecord) -> datetime:
+    """When ``promise``, seen by ``audit``, was first promised (the ledger's "first
+    promised"): its git ``first_seen`` date when known, else the audit's time."""
+    return _when(promise, audit)
+
+
 def _event(audit: AuditRecord, kind: str, message: str, **extra: Any) -> Event:
     at = extra.pop("at", audit.audited_at)
     return Event(at, audit.id, audit.revision, kind, message, **extra)
@@ -428,6 +434,9 @@ def build_history(target_key: str, audits: list[AuditRecord]) -> History:
     for old, new in pairwise(audits):
         if not _same_content(old, new):
             events += diff_events(diff_audits(old, new))
+    # Date order: a promise's event carries the date it first appeared (git), which may
+    # precede the audit that saw it; the sort is stable, so one audit's events keep theirs.
+    events.sort(key=lambda event: event.at)
     return History(target_key, tuple(audits), tuple(events))
 
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from cardaudit.store.records import AuditRecord, FindingRecord, PromiseRecord, display_key
 from cardaudit.timeline import AuditDiff, Event, FindingChange, History
+
+if TYPE_CHECKING:
+    from cardaudit.ledger import LedgerEntry
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 KIND_STYLE = {
@@ -69,13 +73,16 @@ def event_to_json(event: Event) -> dict[str, Any]:
     }
 
 
-def history_to_json(history: History) -> dict[str, Any]:
+def history_to_json(history: History, ledger: Sequence[LedgerEntry] = ()) -> dict[str, Any]:
+    from cardaudit.reporters.ledger import ledger_to_json
+
     return {
         "target": history.target,
         "target_key": history.target_key,
         "audits": [audit_to_json(audit) for audit in history.audits],
         "events": [event_to_json(event) for event in history.events],
         "findings": [finding_to_json(e.finding) for e in history.events if e.finding],
+        "ledger": ledger_to_json(ledger),
     }
 
 
@@ -146,7 +153,14 @@ def _audit_label(audit: AuditRecord) -> str:
     return f"#{audit.id} {audit.short_revision} ({audit.audited_at:%Y-%m-%d %H:%M} UTC)"
 
 
-def render_history(history: History, *, color: bool = False, width: int = 100) -> str:
+def render_history(
+    history: History,
+    *,
+    color: bool = False,
+    width: int = 100,
+    ledger: Sequence[LedgerEntry] | None = None,
+) -> str:
+    """The timeline as a table, then (when given) the promise ledger."""
     from rich.panel import Panel
     from rich.table import Table
 
@@ -185,6 +199,22 @@ def render_history(history: History, *, color: bool = False, width: int = 100) -
         console.print(
             f"\n[bold red]{len(changes)} licence change(s): legal review must see "
             f"{'it' if len(changes) == 1 else 'them'}.[/]"
+        )
+    if ledger:
+        from cardaudit.ledger import LedgerSummary
+        from cardaudit.reporters.ledger import ledger_table
+
+        console.print()
+        console.print(ledger_table(ledger))
+        summary = LedgerSummary.of(ledger)
+        oldest = (
+            f", the oldest open for {summary.oldest_open_days} days"
+            if summary.oldest_open_days is not None
+            else ""
+        )
+        console.print(
+            f"{summary.open} open{oldest}; {summary.delivered} delivered, "
+            f"{summary.dropped} dropped."
         )
     return buffer.getvalue()
 
