@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardaudit.store.records import AuditRecord, PromiseRecord
-from cardaudit.store.repository import Store, _audit_record, _aware
+from cardaudit.store.repository import Store, _aware, record_of_row
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -163,7 +163,7 @@ def latest_reports(
         result = {}
         for row in rows:
             data = report_json(row, partial.get(row.id) if facts is not None else row.facts)
-            result[row.target_key] = (_audit_record(row), data)
+            result[row.target_key] = (record_of_row(row), data)
         return result
 
     return store._run(work)
@@ -231,7 +231,7 @@ def audit_report(store: Store, audit_id: int) -> tuple[AuditRecord, dict[str, An
             )
         )
         row = session.scalars(query).first()
-        return None if row is None else (_audit_record(row), report_json(row, row.facts))
+        return None if row is None else (record_of_row(row), report_json(row, row.facts))
 
     return store._run(work)
 

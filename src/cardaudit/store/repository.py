@@ -543,3 +543,20 @@ def _summary(row: Any) -> AuditRecord:
         warnings=row.warnings,
         infos=row.infos,
     )
+
+
+def record_of_row(row: AuditRow) -> AuditRecord:
+    """The record of an ORM audit row whose findings and promises are loaded (the queries of
+    :mod:`cardaudit.store.queries` that need the whole report load rows this way)."""
+    return replace(
+        _summary(row),
+        findings=tuple(
+            FindingRecord(**{name: getattr(f, name) for name in FINDING_COLUMNS})
+            for f in row.findings
+        ),
+        promises=tuple(
+            PromiseRecord(**{name: getattr(p, name) for name in PROMISE_COLUMNS})
+            for p in row.promises
+        ),
+        deliveries=row.deliveries,
+    )
