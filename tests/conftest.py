@@ -1,4 +1,5 @@
-"""Test isolation: no real caches, tokens, colours or terminal widths leak into tests."""
+"""Test isolation: no real caches, tokens, git config or identity, colours or terminal widths
+leak into tests."""
 
 from __future__ import annotations
 
@@ -37,6 +38,21 @@ os.environ.update(
         "GIT_CONFIG_KEY_0": f"url.{GITHUB_ROOT.as_uri()}/.insteadOf",
         "GIT_CONFIG_VALUE_0": "https://github.com/",
         "GIT_TERMINAL_PROMPT": "0",
+    }
+)
+# Git never reads the user's or the machine's config, and every commit or tag a test makes
+# has this identity: a CI container or a fresh machine has no ``user.name`` (and a developer's
+# ``commit.gpgsign`` or hooks must not change what the tests do).
+_GIT_GLOBAL = Path(_HOME) / "gitconfig"
+_GIT_GLOBAL.write_text("")
+os.environ.update(
+    {
+        "GIT_CONFIG_GLOBAL": str(_GIT_GLOBAL),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "cardaudit tests",
+        "GIT_AUTHOR_EMAIL": "tests@cardaudit.invalid",
+        "GIT_COMMITTER_NAME": "cardaudit tests",
+        "GIT_COMMITTER_EMAIL": "tests@cardaudit.invalid",
     }
 )
 
