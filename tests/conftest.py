@@ -3,6 +3,7 @@ leak into tests."""
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -127,6 +128,40 @@ def _reset_postgres(url: str) -> None:
     engine.dispose()
 
 
+def worker_database_url(url: str, worker: str | None) -> str:
+    """The PostgreSQL URL this test process uses: under ``pytest -n`` each xdist worker gets
+    its own database, ``<database>_<worker>`` (each test drops every table first, so two
+    workers must never share one)."""
+    from sqlalchemy.engine import make_url
+
+    from cardaudit.store.engine import resolve_url
+
+    parsed = make_url(resolve_url(url))
+    if not worker:
+        return parsed.render_as_string(hide_password=False)
+    return parsed.set(database=f"{parsed.database}_{worker}").render_as_string(hide_password=False)
+
+
+@functools.cache
+def _postgres_for_this_process(url: str) -> str:
+    """Create this worker's database on first use (needs CREATEDB, as .ci/run's server has)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    own = worker_database_url(url, os.environ.get("PYTEST_XDIST_WORKER"))
+    name = make_url(own).database
+    if own != worker_database_url(url, None):
+        engine = create_engine(worker_database_url(url, None), isolation_level="AUTOCOMMIT")
+        with engine.connect() as connection:
+            found = connection.execute(
+                text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}
+            ).scalar()
+            if not found:
+                connection.execute(text(f'CREATE DATABASE "{name}"'))
+        engine.dispose()
+    return own
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A URL for an empty store: a SQLite file, and PostgreSQL when CI provides a server
@@ -136,5 +171,6 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     url = os.environ.get(PG_URL_VAR)
     if not url:
         pytest.skip(f"{PG_URL_VAR} is not set (.ci/run starts a PostgreSQL server)")
+    url = _postgres_for_this_process(url)
     _reset_postgres(url)
     return url

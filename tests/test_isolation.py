@@ -37,3 +37,15 @@ def test_the_users_global_git_config_is_not_read(tmp_path: Path):
     )
     origins = {line.split("\t", 1)[0] for line in done.stdout.splitlines()}
     assert all(origin.startswith("command line:") for origin in origins), origins
+
+
+def test_each_xdist_worker_has_its_own_postgresql_database():
+    # The PostgreSQL store tests drop every table first: under `pytest -n auto` two workers
+    # sharing one database would break each other's tests.
+    from conftest import worker_database_url
+
+    url = "postgresql://postgres@127.0.0.1:5432/cardaudit_test"
+    assert worker_database_url(url, None).endswith("/cardaudit_test")
+    gw0, gw1 = worker_database_url(url, "gw0"), worker_database_url(url, "gw1")
+    assert gw0 == "postgresql+psycopg://postgres@127.0.0.1:5432/cardaudit_test_gw0"
+    assert gw1.endswith("/cardaudit_test_gw1")
