@@ -276,3 +276,22 @@ def test_no_repo_config_ignores_the_audited_repos_own_waivers() -> None:
     assert untrusted["summary"]["suppressed"] == 0
     waived = {f["rule_id"] for f in trusted["suppressed_findings"]}
     assert waived <= {f["rule_id"] for f in untrusted["findings"]}
+
+
+@pytest.mark.parametrize("where", [".", "sub"])
+def test_no_repo_config_holds_when_run_from_inside_the_audited_repo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    # The working-directory fallback must not read the audited repo's own file back in.
+    model = tmp_path / "model"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "waived" / "model", model)
+    (model / "sub").mkdir()
+    monkeypatch.chdir(model / where)
+
+    trusted = json.loads(runner.invoke(app, ["audit", str(model), "-f", "json"]).output)
+    untrusted = json.loads(
+        runner.invoke(app, ["audit", str(model), "-f", "json", "--no-repo-config"]).output
+    )
+
+    assert trusted["summary"]["suppressed"] == 1
+    assert untrusted["summary"]["suppressed"] == 0

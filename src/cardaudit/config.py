@@ -220,13 +220,17 @@ def find_config(
 ) -> Config:
     """``--config FILE``, else the audited repo's config (unless ``trust_repo`` is false: a
     reviewer auditing someone else's model need not accept its own waivers), else the working
-    directory's."""
+    directory's. With ``trust_repo`` false, a working directory inside an audited repo (the
+    model, its code or its base, run from their root) is not a fallback either: it would read
+    the same file back."""
     if explicit is not None:
         return read_config_file(explicit)
     found = repo_config(evidence) if trust_repo else None
     if found is not None:
         return found
-    cwd = cwd or Path.cwd()
+    cwd = (cwd or Path.cwd()).resolve()
+    if not trust_repo and any(cwd.is_relative_to(root) for root in _audited_roots(evidence)):
+        return Config()
     for name in (CONFIG_FILE, "pyproject.toml"):
         path = cwd / name
         if path.is_file():
@@ -238,3 +242,13 @@ def find_config(
             if config is not None:
                 return config
     return Config()
+
+
+def _audited_roots(evidence: Evidence) -> list[Path]:
+    """Local folders of every audited repo (model, code, bases), resolved."""
+    snapshots = [evidence.repo, evidence.code, *(base.repo for base in evidence.base)]
+    return [
+        Path(snapshot.path).resolve()
+        for snapshot in snapshots
+        if snapshot is not None and snapshot.path
+    ]
