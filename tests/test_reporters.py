@@ -71,6 +71,57 @@ def test_badge_verdict_and_colour(clean: Report, severities, message, colour) ->
     assert texts.count(message) == 2 and texts.count("model audit") == 2
 
 
+@pytest.mark.parametrize(
+    ("severities", "fail_on", "message", "colour"),
+    [
+        (("warning",), "warning", "failing", "red"),
+        (("info",), "info", "failing", "red"),
+        (("error", "warning"), "never", "1 error", "red"),
+        (("warning", "info"), "never", "1 warning", "yellow"),
+        (("info",), "warning", "passing", "green"),
+    ],
+)
+def test_badge_follows_fail_on(clean: Report, severities, fail_on, message, colour) -> None:
+    report = with_findings(clean, *severities)
+    endpoint = json.loads(render(report, "shields", fail_on=fail_on))
+    assert (endpoint["message"], endpoint["color"]) == (message, colour)
+    svg = ET.fromstring(render(report, "badge", fail_on=fail_on))
+    assert svg.get("aria-label") == f"model audit: {message}"
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "code", "message"), [("warning", 1, "failing"), ("never", 0, "1 error")]
+)
+def test_cli_badge_says_what_the_exit_code_says(fail_on: str, code: int, message: str) -> None:
+    model = str(FIXTURES / "licence-typo" / "model")
+    result = runner.invoke(app, ["audit", model, "-f", "shields", "--fail-on", fail_on])
+    assert result.exit_code == code
+    assert json.loads(result.stdout)["message"] == message
+
+
+def test_cli_output_files_are_named_with_a_verdict_on_stderr(tmp_path: Path) -> None:
+    model = str(FIXTURES / "licence-typo" / "model")
+    out = tmp_path / "reports"
+    result = runner.invoke(app, ["audit", model, "-f", "sarif,badge", "--output-dir", str(out)])
+    assert result.exit_code == 1 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines[-3:] == [
+        f"cardaudit: wrote {out / 'cardaudit.sarif'}",
+        f"cardaudit: wrote {out / 'cardaudit-badge.svg'}",
+        "cardaudit: 1 error, 0 warnings, 0 info: exit 1, findings at or above --fail-on error",
+    ]
+    single = runner.invoke(
+        app, ["audit", model, "-o", str(tmp_path / "r.json"), "-f", "json", "--fail-on", "never"]
+    )
+    assert single.exit_code == 0 and single.stdout == ""
+    assert single.stderr.splitlines()[-2:] == [
+        f"cardaudit: wrote {tmp_path / 'r.json'}",
+        "cardaudit: 1 error, 0 warnings, 0 info: exit 0, --fail-on never",
+    ]
+    piped = runner.invoke(app, ["audit", model, "-f", "json"])
+    assert "cardaudit: wrote" not in piped.stderr and "exit 1" not in piped.stderr
+
+
 def test_badge_escapes_and_widens_with_text() -> None:
     short, wide = badge_svg("a", "b", "red"), badge_svg("model audit", "12 warnings & <x>", "red")
     width = lambda svg: int(re.search(r'width="(\d+)"', svg).group(1))  # noqa: E731

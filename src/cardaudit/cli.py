@@ -243,7 +243,11 @@ def audit(
             report = audit_recorded(evidence, policy, db, fact_options)
         else:
             report = audit_evidence(evidence, policy, fact_options)
-        options = {"show_suppressed": show_suppressed, "width": _width()}
+        options = {
+            "show_suppressed": show_suppressed,
+            "width": _width(),
+            "fail_on": policy.fail_on,
+        }
         if output_dir is not None:
             try:
                 output_dir.mkdir(parents=True, exist_ok=True)
@@ -259,6 +263,13 @@ def audit(
                 sys.stdout.write(text)
     except AuditError as exc:
         raise fail(str(exc)) from exc
+    if output is not None or output_dir is not None:
+        from cardaudit.outcome import outcome_line
+
+        # Reports went to files: say which, and the outcome, on stderr (stdout stays clean).
+        for name in formats:
+            typer.echo(f"cardaudit: wrote {output or output_dir / output_name(name)}", err=True)
+        typer.echo(f"cardaudit: {outcome_line(report, policy)}", err=True)
     raise typer.Exit(EXIT_FINDINGS if policy.fails(report) else EXIT_CLEAN)
 
 
