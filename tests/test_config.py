@@ -217,10 +217,14 @@ def test_cli_flags_override_config(tmp_path: Path) -> None:
 
 def test_show_suppressed_lists_them_in_text_and_markdown() -> None:
     repo = str(FIXTURES / "waived" / "model")
-    plain = runner.invoke(app, ["audit", repo])
+    plain = runner.invoke(app, ["audit", repo, "-f", "text"])
     assert "Suppressed by waivers" not in plain.output and "1 suppressed" in plain.output
-    shown = runner.invoke(app, ["audit", repo, "--show-suppressed"])
+    shown = runner.invoke(app, ["audit", repo, "-f", "text", "--show-suppressed"])
     assert "Suppressed by waivers" in shown.output and "LEGAL-42" in shown.output
+    concise = runner.invoke(app, ["audit", repo])  # not a terminal: one line per finding
+    assert "1 suppressed" in concise.stdout and " suppressed " not in concise.stdout
+    concise = runner.invoke(app, ["audit", repo, "--show-suppressed"])
+    assert " suppressed " in concise.stdout and "LEGAL-42" in concise.stdout
     markdown = runner.invoke(app, ["audit", repo, "-f", "markdown", "--show-suppressed"])
     assert "### Suppressed by waivers" in markdown.output
     assert "accepted-risk" in markdown.output

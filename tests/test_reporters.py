@@ -297,6 +297,8 @@ def test_cli_writes_one_file_per_format(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [
             "cardaudit.txt",
+            "cardaudit.concise.txt",
+            "cardaudit.github.txt",
             "cardaudit.json",
             "cardaudit.sarif",
             "cardaudit.md",

@@ -60,15 +60,20 @@ def _width() -> int:
         return 100
 
 
-def _formats(values: list[str] | None) -> list[str]:
+def default_format(to_stdout: bool) -> str:
+    """Tables for a person at a terminal; one line per finding for a pipe or a file."""
+    return "text" if to_stdout and sys.stdout.isatty() else "concise"
+
+
+def _formats(values: list[str] | None, default: str = "text") -> list[str]:
     """``["json,sarif", "html"]`` → ``["json", "sarif", "html"]`` (order kept, no repeats)."""
     formats: list[str] = []
-    for value in values or ["text"]:
+    for value in values or [default]:
         for part in value.split(","):
             name = part.strip().lower()
             if name and name not in formats:
                 formats.append(name)
-    return formats or ["text"]
+    return formats or [default]
 
 
 def _write(path: Path, text: str) -> None:
@@ -104,8 +109,9 @@ def audit(
         typer.Option(
             "--format",
             "-f",
-            help="text, json, sarif, markdown, html, spdx, cyclonedx, badge, shields "
-            "(repeatable or comma-separated; several need --output-dir).",
+            help="text, concise, github, json, sarif, markdown, html, spdx, cyclonedx, badge, "
+            "shields (repeatable or comma-separated; several need --output-dir). Default: text "
+            "on a terminal, concise (one finding per line) otherwise.",
         ),
     ] = None,
     output: Annotated[
@@ -204,7 +210,7 @@ def audit(
     from cardaudit.rules import load_rules
     from cardaudit.sources import AuditRequest, acquire
 
-    formats = _formats(output_format)
+    formats = _formats(output_format, default_format(output is None and output_dir is None))
     unknown = [name for name in formats if name not in REPORTERS]
     if unknown:
         raise fail(f"unknown --format {unknown[0]!r}; choose from {', '.join(REPORTERS)}")
@@ -225,7 +231,7 @@ def audit(
             base_depth=base_depth,
             code_discovery=code_discovery,
             # Silent when asked, and when a machine-readable report goes to stdout.
-            progress=not quiet and not (to_stdout and formats[0] != "text"),
+            progress=not quiet and not (to_stdout and formats[0] not in ("text", "concise")),
         )
         fact_options = FactOptions(kv_batch=kv_batch)
         evidence = acquire(request)
