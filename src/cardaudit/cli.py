@@ -11,11 +11,29 @@ import typer
 
 from cardaudit.errors import AuditError
 
+EXAMPLES = """\
+[bold]Examples[/bold]
+
+  cardaudit audit ./my-model               [dim]# tables; piped: a line per finding[/dim]
+  cardaudit audit org/name --revision v1.0 [dim]# a Hub repo, no weights fetched[/dim]
+  cardaudit audit ./m --code ../code --base ./base --fail-on warning
+  cardaudit audit ./m -f sarif,html,badge --output-dir reports/
+  cardaudit audit ./m -f github            [dim]# annotate a pull request[/dim]
+  cardaudit audit ./m --no-repo-config     [dim]# ignore the repo's waivers[/dim]
+  cardaudit rules LIC004                   [dim]# what a rule checks, the fix[/dim]
+  cardaudit rules --format json
+  cardaudit track add org/name; cardaudit track run
+  cardaudit history org/name
+  cardaudit --install-completion           [dim]# tab completion[/dim]
+"""
+
 app = typer.Typer(
     name="cardaudit",
     help="Audit a model repo's card, licence, lineage, memory claims and promises.",
+    epilog=EXAMPLES,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
+    rich_markup_mode="rich",
     pretty_exceptions_enable=False,
 )
 
@@ -83,7 +101,7 @@ def _write(path: Path, text: str) -> None:
         raise fail(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
-@app.command()
+@app.command(epilog=EXAMPLES)
 def audit(
     target: Annotated[
         str,
@@ -282,22 +300,35 @@ def audit(
 @app.command()
 def rules(
     rule_id: Annotated[str | None, typer.Argument(help="Explain one rule, e.g. LIC001.")] = None,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="text, or json (every field of each rule, for tools)."
+        ),
+    ] = "text",
 ) -> None:
     """List every rule, or explain one."""
-    from cardaudit.reporters.rules import render_rule, render_rule_list
+    from cardaudit.reporters.rules import render_rule, render_rule_list, rules_json
     from cardaudit.rules import load_rules
 
+    if output_format not in ("text", "json"):
+        raise fail(f"unknown --format {output_format!r}; choose from text, json")
     try:
         catalogue = load_rules()
     except AuditError as exc:
         raise fail(str(exc)) from exc
-    if rule_id is None:
+    selected = list(catalogue.values())
+    if rule_id is not None:
+        rule = catalogue.get(rule_id.upper())
+        if rule is None:
+            raise fail(f"unknown rule {rule_id!r} (see `cardaudit rules`)")
+        selected = [rule]
+    if output_format == "json":
+        sys.stdout.write(rules_json(selected, single=rule_id is not None))
+    elif rule_id is None:
         sys.stdout.write(render_rule_list(catalogue, color=_use_color(None), width=_width()))
-        return
-    rule = catalogue.get(rule_id.upper())
-    if rule is None:
-        raise fail(f"unknown rule {rule_id!r} (see `cardaudit rules`)")
-    sys.stdout.write(render_rule(rule, color=_use_color(None), width=_width()))
+    else:
+        sys.stdout.write(render_rule(selected[0], color=_use_color(None), width=_width()))
 
 
 from cardaudit.cli_track import register as _register_tracking  # noqa: E402
