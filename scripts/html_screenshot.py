@@ -116,7 +116,7 @@ def shoot(html: Path, out: Path) -> tuple[Path, Path]:
     with tempfile.TemporaryDirectory(prefix="cardaudit-chromium-") as profile:
         base = [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}"]
         subprocess.run(
-            [*base, "--window-size=1200,2400", f"--screenshot={png}", html.as_uri()],
+            [*base, "--window-size=1280,2400", f"--screenshot={png}", html.as_uri()],
             check=True,
             capture_output=True,
             timeout=120,

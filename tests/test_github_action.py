@@ -52,7 +52,7 @@ def test_action_writes_reports_summary_outputs_and_fail_code(tmp_path: Path) -> 
     assert out["exit-code"] == "1" and out["verdict"] == "failing"
     assert (out["errors"], out["warnings"], out["badge-color"]) == ("1", "0", "red")
     assert summary.startswith("## cardaudit: failing")
-    assert "`LIC002`" in summary and "`README.md:2`" in summary
+    assert "`LIC002`" in summary and "README.md:2" in summary
     sarif = Path(out["sarif"])
     assert sarif.parent == workspace / "cardaudit-report"
     # paths relative to the workspace, so code scanning annotates models/m/README.md line 2
