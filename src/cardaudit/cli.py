@@ -302,9 +302,7 @@ def rules(
     rule_id: Annotated[str | None, typer.Argument(help="Explain one rule, e.g. LIC001.")] = None,
     output_format: Annotated[
         str,
-        typer.Option(
-            "--format", "-f", help="text, or json (every field of each rule, for tools)."
-        ),
+        typer.Option("--format", "-f", help="text, or json (every field of each rule, for tools)."),
     ] = "text",
 ) -> None:
     """List every rule, or explain one."""

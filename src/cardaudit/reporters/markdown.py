@@ -95,11 +95,15 @@ def render(
     review = dataclasses.replace(review, groups=tuple(shown))
     counts = " · ".join(f"{n} {label}" for label, n in review.counts)
     revision = report.target.revision
-    return environment().get_template("report.md.j2").render(
-        r=review,
-        revision=Markup(f"revision `{revision}`") if revision else "no revision",
-        gate=Markup(f"`{review.gate}`"),
-        counts=counts,
-        hidden=hidden,
-        show_suppressed=show_suppressed,
+    return (
+        environment()
+        .get_template("report.md.j2")
+        .render(
+            r=review,
+            revision=Markup(f"revision `{revision}`") if revision else "no revision",
+            gate=Markup(f"`{review.gate}`"),
+            counts=counts,
+            hidden=hidden,
+            show_suppressed=show_suppressed,
+        )
     )

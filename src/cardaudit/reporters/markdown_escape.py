@@ -46,4 +46,3 @@ def escape_text(text: object) -> str:
         else:
             out.append(ch)
     return "".join(out)
-
