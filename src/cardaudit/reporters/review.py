@@ -381,7 +381,9 @@ def build_review(report: Report, fail_on: str = "error") -> Review:
         suppressed=tuple(fold(report, report.suppressed)),
         not_checked=_not_checked(report),
         lineage=_lineage(report),
-        sizing=tuple(sizing_rows(report.facts)),
+        sizing=tuple(
+            (label, value.removesuffix(" ()")) for label, value in sizing_rows(report.facts)
+        ),
         promises=_promise_rows(report),
         claims=_claim_rows(report),
         not_read=gaps,
