@@ -121,3 +121,24 @@ def test_pre_commit_hook_audits_the_repo_being_committed(tmp_path: Path) -> None
     )
     assert result.returncode == 1
     assert "LIC002" in result.stdout and "README.md:2" in result.stdout
+
+
+def test_pre_commit_hook_runs_when_a_licence_file_is_deleted(tmp_path: Path) -> None:
+    """pre-commit selects a hook's files from `git diff --staged --diff-filter=ACMRTUXB`
+    (deletions excluded): a commit deleting LICENSE matches no `files` pattern, so only
+    `always_run` makes the hook audit it."""
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    repo = workspace_with(tmp_path, "clean-apache") / "models" / "m"
+    git = lambda *args: (
+        subprocess.run(  # noqa: E731
+            ["git", *args], cwd=repo, capture_output=True, text=True, check=True
+        ).stdout
+    )
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-q", "-m", "model")
+    git("rm", "-q", "LICENSE")
+    staged = git("diff", "--staged", "--name-only", "--diff-filter=ACMRTUXB").split()
+    assert staged == [] and "LICENSE" in git("diff", "--staged", "--name-only")
+    assert not any(re.search(hook["files"], name) for name in staged)
+    assert hook.get("always_run") is True
