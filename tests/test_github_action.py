@@ -129,11 +129,12 @@ def test_pre_commit_hook_runs_when_a_licence_file_is_deleted(tmp_path: Path) -> 
     `always_run` makes the hook audit it."""
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     repo = workspace_with(tmp_path, "clean-apache") / "models" / "m"
-    git = lambda *args: (
-        subprocess.run(  # noqa: E731
-            ["git", *args], cwd=repo, capture_output=True, text=True, check=True
-        ).stdout
-    )
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
     git("init", "-q")
     git("add", "-A")
     git("commit", "-q", "-m", "model")
