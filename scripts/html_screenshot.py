@@ -74,7 +74,7 @@ def with_demo_facts(report: Report) -> Report:
         base_models=(BaseModelRef("Qwen/Qwen3.6-35B-A3B", "finetune", "card"),),
         promises=(
             Promise(
-                "Training code will be released soon.",
+                "Training code will be released soon 🚀🔥 (stay tuned!)",
                 "training code",
                 "README.md",
                 31,
@@ -100,6 +100,21 @@ def with_demo_facts(report: Report) -> Report:
             ),
         ),
     )
+    obligations = [
+        {
+            "duty": "Keep the licence and NOTICE with every copy",
+            "detail": "ship LICENSE and NOTICE unchanged with the weights and derivatives",
+            "source": "Apache-2.0 §4(a), §4(d)",
+            "binds": "redistributor",
+        },
+        {
+            "duty": "Mark modified files",
+            "detail": "state in each changed file that you changed it",
+            "source": "Apache-2.0 §4(b)",
+            "binds": "redistributor",
+        },
+    ]
+    facts = dataclasses.replace(facts, extra={**facts.extra, "obligations": obligations})
     return dataclasses.replace(report, facts=facts)
 
 
@@ -116,7 +131,7 @@ def shoot(html: Path, out: Path) -> tuple[Path, Path]:
     with tempfile.TemporaryDirectory(prefix="cardaudit-chromium-") as profile:
         base = [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}"]
         subprocess.run(
-            [*base, "--window-size=1200,2400", f"--screenshot={png}", html.as_uri()],
+            [*base, "--window-size=1280,2400", f"--screenshot={png}", html.as_uri()],
             check=True,
             capture_output=True,
             timeout=120,
@@ -142,6 +157,10 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     html = args.out / f"{args.fixture}.html"
     html.write_text(render(report, "html", show_suppressed=True), encoding="utf-8")
+    if args.demo_facts:  # a distinct name, so both variants can sit side by side
+        demo = html.with_name(f"{args.fixture}-demo.html")
+        html.rename(demo)
+        html = demo
     for path in (html, *shoot(html, args.out)):
         print(f"{path}  {path.stat().st_size:,} bytes")
 

@@ -1,7 +1,9 @@
-"""Test isolation: no real caches, tokens, colours or terminal widths leak into tests."""
+"""Test isolation: no real caches, tokens, git config or identity, colours or terminal widths
+leak into tests."""
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -40,6 +42,21 @@ os.environ.update(
         # Clones cardaudit starts use https only unless git's own GIT_ALLOW_PROTOCOL says
         # otherwise: the rewritten github.com URLs above are file:// URLs.
         "GIT_ALLOW_PROTOCOL": "https:file",
+    }
+)
+# Git never reads the user's or the machine's config, and every commit or tag a test makes
+# has this identity: a CI container or a fresh machine has no ``user.name`` (and a developer's
+# ``commit.gpgsign`` or hooks must not change what the tests do).
+_GIT_GLOBAL = Path(_HOME) / "gitconfig"
+_GIT_GLOBAL.write_text("")
+os.environ.update(
+    {
+        "GIT_CONFIG_GLOBAL": str(_GIT_GLOBAL),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "cardaudit tests",
+        "GIT_AUTHOR_EMAIL": "tests@cardaudit.invalid",
+        "GIT_COMMITTER_NAME": "cardaudit tests",
+        "GIT_COMMITTER_EMAIL": "tests@cardaudit.invalid",
     }
 )
 
@@ -114,6 +131,40 @@ def _reset_postgres(url: str) -> None:
     engine.dispose()
 
 
+def worker_database_url(url: str, worker: str | None) -> str:
+    """The PostgreSQL URL this test process uses: under ``pytest -n`` each xdist worker gets
+    its own database, ``<database>_<worker>`` (each test drops every table first, so two
+    workers must never share one)."""
+    from sqlalchemy.engine import make_url
+
+    from cardaudit.store.engine import resolve_url
+
+    parsed = make_url(resolve_url(url))
+    if not worker:
+        return parsed.render_as_string(hide_password=False)
+    return parsed.set(database=f"{parsed.database}_{worker}").render_as_string(hide_password=False)
+
+
+@functools.cache
+def _postgres_for_this_process(url: str) -> str:
+    """Create this worker's database on first use (needs CREATEDB, as .ci/run's server has)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    own = worker_database_url(url, os.environ.get("PYTEST_XDIST_WORKER"))
+    name = make_url(own).database
+    if own != worker_database_url(url, None):
+        engine = create_engine(worker_database_url(url, None), isolation_level="AUTOCOMMIT")
+        with engine.connect() as connection:
+            found = connection.execute(
+                text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}
+            ).scalar()
+            if not found:
+                connection.execute(text(f'CREATE DATABASE "{name}"'))
+        engine.dispose()
+    return own
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A URL for an empty store: a SQLite file, and PostgreSQL when CI provides a server
@@ -123,5 +174,6 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     url = os.environ.get(PG_URL_VAR)
     if not url:
         pytest.skip(f"{PG_URL_VAR} is not set (.ci/run starts a PostgreSQL server)")
+    url = _postgres_for_this_process(url)
     _reset_postgres(url)
     return url

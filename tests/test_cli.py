@@ -80,3 +80,32 @@ def test_kv_batch_chooses_the_batch_the_kv_cache_is_shown_for() -> None:
         ).exit_code
         == 2
     )
+
+
+def test_help_has_examples() -> None:
+    for command in ([], ["audit"]):
+        result = runner.invoke(app, [*command, "--help"])
+        assert result.exit_code == 0
+        assert "Examples" in result.output and "cardaudit audit ./my-model" in result.output
+        assert "-f github" in result.output
+
+
+def test_rules_as_json() -> None:
+    from cardaudit.rules import load_rules
+
+    result = runner.invoke(app, ["rules", "--format", "json"])
+    assert result.exit_code == 0
+    rules = json.loads(result.stdout)
+    assert [rule["id"] for rule in rules] == list(load_rules())
+    lic004 = next(rule for rule in rules if rule["id"] == "LIC004")
+    assert lic004["family"] == "LIC" and lic004["severity"] == "error"
+    assert {"title", "checks", "why", "fix", "references", "parameters"} <= set(lic004)
+    one = json.loads(runner.invoke(app, ["rules", "lic004", "-f", "json"]).stdout)
+    assert one == lic004
+    assert runner.invoke(app, ["rules", "-f", "yaml"]).exit_code == 2
+
+
+def test_shell_completion_script() -> None:
+    result = runner.invoke(app, ["--show-completion", "bash"])
+    assert result.exit_code == 0
+    assert "_CARDAUDIT_COMPLETE=complete_bash" in result.output

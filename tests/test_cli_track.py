@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from cardaudit.cli import app
@@ -96,3 +97,52 @@ def test_track_run_applies_each_repos_waivers(tmp_path: Path) -> None:
         ("SRC030", False),
         ("ATT001", True),
     ]
+
+
+READ_COMMANDS = [
+    ["track", "list"],
+    ["track", "run"],
+    ["track", "remove", "acme/model"],
+    ["history", "acme/model"],
+    ["diff", "acme/model"],
+]
+
+
+@pytest.mark.parametrize("command", READ_COMMANDS, ids=lambda c: " ".join(c[:2]))
+def test_a_store_that_does_not_exist_is_an_error_naming_it(tmp_path: Path, command) -> None:
+    db = tmp_path / "never-created.db"
+    result = runner.invoke(app, [*command, "--db", str(db)])
+    assert result.exit_code == 2, result.output
+    assert f"no tracking store at sqlite:///{db}" in result.stderr
+    assert "Traceback" not in result.output
+    assert not db.exists()
+
+
+def test_an_empty_database_is_no_store_for_reading(tmp_path: Path) -> None:
+    db = tmp_path / "empty.db"
+    db.touch()
+    result = runner.invoke(app, ["history", "acme/model", "--db", str(db)])
+    assert result.exit_code == 2 and "no tracking store at" in result.stderr
+
+
+def test_the_default_store_is_named_when_missing(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["track", "list"])
+    assert result.exit_code == 2
+    assert str(tmp_path / "xdg-data" / "cardaudit") in result.stderr
+
+
+def test_every_store_command_says_which_store_it_uses(tmp_path: Path) -> None:
+    db = tmp_path / "store.db"
+    model = copy_model("apache-link-only", tmp_path)
+    said = f"cardaudit: store sqlite:///{db}"
+    for command in (
+        ["track", "add", str(model)],
+        ["track", "list"],
+        ["track", "run"],
+        ["history", str(model)],
+        ["track", "remove", str(model)],
+    ):
+        result = runner.invoke(app, [*command, "--db", str(db)])
+        assert result.exit_code in (0, 1), result.output
+        assert said in result.stderr, command
+        assert said not in result.stdout

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cardaudit.cli import app
-from cardaudit.config import ConfigError, parse_config
+from cardaudit.config import ConfigError, parse_config, parse_table
 from cardaudit.model import Finding, Location
 from cardaudit.policy import apply_waivers, policy_from
 from scenarios import FIXTURES
@@ -86,7 +86,7 @@ def test_pyproject_without_table_is_not_a_config() -> None:
         ("select = [", "invalid TOML"),
         ("selcet = ['LIC']", "unknown setting 'selcet'"),
         ("fail-on = 'sometimes'", "`fail-on` must be one of"),
-        ("[severity]\nLIC001 = 'fatal'", "severity of LIC001"),
+        ("[severity]\nLIC001 = 'fatal'", "severity of 'LIC001'"),
         ("[[waivers]]\nrule = 'LIC001'\nreason = 'because'\nexpires = 2030-01-01", "`reason`"),
         ("[[waivers]]\nrule = 'LIC001'\nreason = 'accepted-risk'", "`expires` is required"),
         ("[[waivers]]\nrule = 'LIC001'\nreason = 'accepted-risk'\nexpires = 'soon'", "a date"),
@@ -217,10 +217,14 @@ def test_cli_flags_override_config(tmp_path: Path) -> None:
 
 def test_show_suppressed_lists_them_in_text_and_markdown() -> None:
     repo = str(FIXTURES / "waived" / "model")
-    plain = runner.invoke(app, ["audit", repo])
+    plain = runner.invoke(app, ["audit", repo, "-f", "text"])
     assert "Suppressed by waivers" not in plain.output and "1 suppressed" in plain.output
-    shown = runner.invoke(app, ["audit", repo, "--show-suppressed"])
+    shown = runner.invoke(app, ["audit", repo, "-f", "text", "--show-suppressed"])
     assert "Suppressed by waivers" in shown.output and "LEGAL-42" in shown.output
+    concise = runner.invoke(app, ["audit", repo])  # not a terminal: one line per finding
+    assert "1 suppressed" in concise.stdout and " suppressed " not in concise.stdout
+    concise = runner.invoke(app, ["audit", repo, "--show-suppressed"])
+    assert " suppressed " in concise.stdout and "LEGAL-42" in concise.stdout
     markdown = runner.invoke(app, ["audit", repo, "-f", "markdown", "--show-suppressed"])
     assert "### Suppressed by waivers" in markdown.output
     assert "accepted-risk" in markdown.output
@@ -276,3 +280,45 @@ def test_no_repo_config_ignores_the_audited_repos_own_waivers() -> None:
     assert untrusted["summary"]["suppressed"] == 0
     waived = {f["rule_id"] for f in trusted["suppressed_findings"]}
     assert waived <= {f["rule_id"] for f in untrusted["findings"]}
+
+
+@pytest.mark.parametrize("where", [".", "sub"])
+def test_no_repo_config_holds_when_run_from_inside_the_audited_repo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    # The working-directory fallback must not read the audited repo's own file back in.
+    model = tmp_path / "model"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "waived" / "model", model)
+    (model / "sub").mkdir()
+    monkeypatch.chdir(model / where)
+
+    trusted = json.loads(runner.invoke(app, ["audit", str(model), "-f", "json"]).output)
+    untrusted = json.loads(
+        runner.invoke(app, ["audit", str(model), "-f", "json", "--no-repo-config"]).output
+    )
+
+    assert trusted["summary"]["suppressed"] == 1
+    assert untrusted["summary"]["suppressed"] == 0
+
+
+def test_config_json_schema_is_generated_from_the_validating_models() -> None:
+    import tomllib
+
+    import jsonschema
+
+    from cardaudit.config import WAIVER_REASONS
+    from cardaudit.config_schema import SCHEMA_FILE, WaiverReason, schema_text
+
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == schema_text(), (
+        "docs/config.schema.json is stale: run `python -m cardaudit.config_schema`"
+    )
+    assert tuple(WaiverReason.__args__) == WAIVER_REASONS
+    schema = json.loads(schema_text())
+    valid = tomllib.loads(VALID)
+    valid["waivers"] = [w | {"expires": str(w["expires"])} for w in valid["waivers"]]
+    jsonschema.validate(valid, schema)  # what the parser accepts, the schema accepts
+    for bad in ({"selcet": ["LIC"]}, {"fail-on": "sometimes"}, {"waivers": [{"rule": "x"}]}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+        with pytest.raises(ConfigError):
+            parse_table(bad, source=".cardaudit.toml")

@@ -52,7 +52,7 @@ def test_action_writes_reports_summary_outputs_and_fail_code(tmp_path: Path) -> 
     assert out["exit-code"] == "1" and out["verdict"] == "failing"
     assert (out["errors"], out["warnings"], out["badge-color"]) == ("1", "0", "red")
     assert summary.startswith("## cardaudit: failing")
-    assert "`LIC002`" in summary and "`README.md:2`" in summary
+    assert "`LIC002`" in summary and "README.md:2" in summary
     sarif = Path(out["sarif"])
     assert sarif.parent == workspace / "cardaudit-report"
     # paths relative to the workspace, so code scanning annotates models/m/README.md line 2
@@ -65,7 +65,8 @@ def test_action_writes_reports_summary_outputs_and_fail_code(tmp_path: Path) -> 
 def test_action_fail_on_input_and_clean_model(tmp_path: Path) -> None:
     workspace = workspace_with(tmp_path, "licence-typo")
     _, out, _ = run_action(tmp_path, workspace, model="models/m", fail_on="never")
-    assert out["exit-code"] == "0" and out["verdict"] == "failing"
+    # The badge follows the gate: never failing while the audit passes it.
+    assert out["exit-code"] == "0" and out["verdict"] == "1 error"
     clean = tmp_path / "clean"
     clean.mkdir()
     workspace = workspace_with(clean, "clean-card")
@@ -120,3 +121,25 @@ def test_pre_commit_hook_audits_the_repo_being_committed(tmp_path: Path) -> None
     )
     assert result.returncode == 1
     assert "LIC002" in result.stdout and "README.md:2" in result.stdout
+
+
+def test_pre_commit_hook_runs_when_a_licence_file_is_deleted(tmp_path: Path) -> None:
+    """pre-commit selects a hook's files from `git diff --staged --diff-filter=ACMRTUXB`
+    (deletions excluded): a commit deleting LICENSE matches no `files` pattern, so only
+    `always_run` makes the hook audit it."""
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    repo = workspace_with(tmp_path, "clean-apache") / "models" / "m"
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-q", "-m", "model")
+    git("rm", "-q", "LICENSE")
+    staged = git("diff", "--staged", "--name-only", "--diff-filter=ACMRTUXB").split()
+    assert staged == [] and "LICENSE" in git("diff", "--staged", "--name-only")
+    assert not any(re.search(hook["files"], name) for name in staged)
+    assert hook.get("always_run") is True

@@ -244,3 +244,34 @@ def test_progress_on_stderr_unless_quiet_or_json(hub: FakeHub, tmp_path: Path) -
 def test_revision_on_a_local_path_is_refused(tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("---\nlicense: mit\n---\n")
     one_line_error(run(str(tmp_path), "--revision", "main"), "--revision applies to Hub targets")
+
+
+def test_the_retry_loop_is_tenacitys_and_honours_retry_after_dates() -> None:
+    import email.utils
+    import time
+
+    import tenacity
+
+    class Answer(Exception):
+        def __init__(self, status: int, headers: dict[str, str]) -> None:
+            self.response = type("R", (), {"status_code": status, "headers": headers})()
+
+    policy = hub_client.retry_policy(3)
+    assert isinstance(policy, tenacity.Retrying)
+    when = email.utils.formatdate(time.time() + 30, usegmt=True)
+    calls: list[int] = []
+    waits: list[float] = []
+    policy.sleep = waits.append
+
+    def flaky() -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise Answer(503, {"retry-after": when})
+        if len(calls) == 2:
+            raise Answer(502, {})
+        return "ok"
+
+    assert policy(flaky) == "ok" and len(calls) == 3
+    assert 25 <= waits[0] <= 30 and waits[1] == hub_client.BACKOFF_SECONDS * 2
+    with pytest.raises(Answer):  # not transient: no retry, the error itself comes back
+        hub_client.retry_policy(3)(lambda: (_ for _ in ()).throw(Answer(404, {})))

@@ -290,6 +290,9 @@ def test_cli_history_and_diff(recorded, store_url: str, model_repo: Path) -> Non
 
 
 def test_history_of_an_unknown_model_is_a_one_line_error(store_url: str) -> None:
+    from cardaudit.store import Store
+
+    Store.open(store_url).close()  # an existing store that never saw this model
     result = CliRunner().invoke(app, ["history", "org/never-audited", "--db", store_url])
     assert result.exit_code == 2
     assert "no stored audit of org/never-audited" in result.output

@@ -11,11 +11,29 @@ import typer
 
 from cardaudit.errors import AuditError
 
+EXAMPLES = """\
+[bold]Examples[/bold]
+
+  cardaudit audit ./my-model               [dim]# tables; piped: a line per finding[/dim]
+  cardaudit audit org/name --revision v1.0 [dim]# a Hub repo, no weights fetched[/dim]
+  cardaudit audit ./m --code ../code --base ./base --fail-on warning
+  cardaudit audit ./m -f sarif,html,badge --output-dir reports/
+  cardaudit audit ./m -f github            [dim]# annotate a pull request[/dim]
+  cardaudit audit ./m --no-repo-config     [dim]# ignore the repo's waivers[/dim]
+  cardaudit rules LIC004                   [dim]# what a rule checks, the fix[/dim]
+  cardaudit rules --format json
+  cardaudit track add org/name; cardaudit track run
+  cardaudit history org/name
+  cardaudit --install-completion           [dim]# tab completion[/dim]
+"""
+
 app = typer.Typer(
     name="cardaudit",
     help="Audit a model repo's card, licence, lineage, memory claims and promises.",
+    epilog=EXAMPLES,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
+    rich_markup_mode="rich",
     pretty_exceptions_enable=False,
 )
 
@@ -60,15 +78,20 @@ def _width() -> int:
         return 100
 
 
-def _formats(values: list[str] | None) -> list[str]:
+def default_format(to_stdout: bool) -> str:
+    """Tables for a person at a terminal; one line per finding for a pipe or a file."""
+    return "text" if to_stdout and sys.stdout.isatty() else "concise"
+
+
+def _formats(values: list[str] | None, default: str = "text") -> list[str]:
     """``["json,sarif", "html"]`` → ``["json", "sarif", "html"]`` (order kept, no repeats)."""
     formats: list[str] = []
-    for value in values or ["text"]:
+    for value in values or [default]:
         for part in value.split(","):
             name = part.strip().lower()
             if name and name not in formats:
                 formats.append(name)
-    return formats or ["text"]
+    return formats or [default]
 
 
 def _write(path: Path, text: str) -> None:
@@ -78,7 +101,7 @@ def _write(path: Path, text: str) -> None:
         raise fail(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
-@app.command()
+@app.command(epilog=EXAMPLES)
 def audit(
     target: Annotated[
         str,
@@ -104,8 +127,9 @@ def audit(
         typer.Option(
             "--format",
             "-f",
-            help="text, json, sarif, markdown, html, spdx, cyclonedx, badge, shields "
-            "(repeatable or comma-separated; several need --output-dir).",
+            help="text, concise, github, json, sarif, markdown, html, spdx, cyclonedx, badge, "
+            "shields (repeatable or comma-separated; several need --output-dir). Default: text "
+            "on a terminal, concise (one finding per line) otherwise.",
         ),
     ] = None,
     output: Annotated[
@@ -204,7 +228,7 @@ def audit(
     from cardaudit.rules import load_rules
     from cardaudit.sources import AuditRequest, acquire
 
-    formats = _formats(output_format)
+    formats = _formats(output_format, default_format(output is None and output_dir is None))
     unknown = [name for name in formats if name not in REPORTERS]
     if unknown:
         raise fail(f"unknown --format {unknown[0]!r}; choose from {', '.join(REPORTERS)}")
@@ -225,7 +249,7 @@ def audit(
             base_depth=base_depth,
             code_discovery=code_discovery,
             # Silent when asked, and when a machine-readable report goes to stdout.
-            progress=not quiet and not (to_stdout and formats[0] != "text"),
+            progress=not quiet and not (to_stdout and formats[0] not in ("text", "concise")),
         )
         fact_options = FactOptions(kv_batch=kv_batch)
         evidence = acquire(request)
@@ -243,7 +267,11 @@ def audit(
             report = audit_recorded(evidence, policy, db, fact_options)
         else:
             report = audit_evidence(evidence, policy, fact_options)
-        options = {"show_suppressed": show_suppressed, "width": _width()}
+        options = {
+            "show_suppressed": show_suppressed,
+            "width": _width(),
+            "fail_on": policy.fail_on,
+        }
         if output_dir is not None:
             try:
                 output_dir.mkdir(parents=True, exist_ok=True)
@@ -259,28 +287,46 @@ def audit(
                 sys.stdout.write(text)
     except AuditError as exc:
         raise fail(str(exc)) from exc
+    if output is not None or output_dir is not None:
+        from cardaudit.outcome import outcome_line
+
+        # Reports went to files: say which, and the outcome, on stderr (stdout stays clean).
+        for name in formats:
+            typer.echo(f"cardaudit: wrote {output or output_dir / output_name(name)}", err=True)
+        typer.echo(f"cardaudit: {outcome_line(report, policy)}", err=True)
     raise typer.Exit(EXIT_FINDINGS if policy.fails(report) else EXIT_CLEAN)
 
 
 @app.command()
 def rules(
     rule_id: Annotated[str | None, typer.Argument(help="Explain one rule, e.g. LIC001.")] = None,
+    output_format: Annotated[
+        str,
+        typer.Option("--format", "-f", help="text, or json (every field of each rule, for tools)."),
+    ] = "text",
 ) -> None:
     """List every rule, or explain one."""
-    from cardaudit.reporters.rules import render_rule, render_rule_list
+    from cardaudit.reporters.rules import render_rule, render_rule_list, rules_json
     from cardaudit.rules import load_rules
 
+    if output_format not in ("text", "json"):
+        raise fail(f"unknown --format {output_format!r}; choose from text, json")
     try:
         catalogue = load_rules()
     except AuditError as exc:
         raise fail(str(exc)) from exc
-    if rule_id is None:
+    selected = list(catalogue.values())
+    if rule_id is not None:
+        rule = catalogue.get(rule_id.upper())
+        if rule is None:
+            raise fail(f"unknown rule {rule_id!r} (see `cardaudit rules`)")
+        selected = [rule]
+    if output_format == "json":
+        sys.stdout.write(rules_json(selected, single=rule_id is not None))
+    elif rule_id is None:
         sys.stdout.write(render_rule_list(catalogue, color=_use_color(None), width=_width()))
-        return
-    rule = catalogue.get(rule_id.upper())
-    if rule is None:
-        raise fail(f"unknown rule {rule_id!r} (see `cardaudit rules`)")
-    sys.stdout.write(render_rule(rule, color=_use_color(None), width=_width()))
+    else:
+        sys.stdout.write(render_rule(selected[0], color=_use_color(None), width=_width()))
 
 
 from cardaudit.cli_serve import register as _register_serve  # noqa: E402

@@ -65,10 +65,14 @@ def _check_format(output_format: str, formats: tuple[str, ...] = FORMATS) -> Non
         raise UsageError(f"unknown --format {output_format!r}; choose from {', '.join(formats)}")
 
 
-def _open(db: str | None) -> Store:
+def _open(db: str | None, *, must_exist: bool = False) -> Store:
+    """Open the store and say on stderr which one it is (``--db``, ``CARDAUDIT_DB`` or the
+    default file are easy to confuse); read-only commands need one that exists."""
     from cardaudit.store import Store
 
-    return Store.open(db)
+    store = Store.open(db, must_exist=must_exist)
+    typer.echo(f"cardaudit: store {store.url}", err=True)
+    return store
 
 
 def _normalise_target(argument: str) -> tuple[str, str]:
@@ -135,7 +139,7 @@ def track_remove(
     from cardaudit.store import key_for_argument
 
     try:
-        with _open(db) as store:
+        with _open(db, must_exist=True) as store:
             missing = []
             for target in targets:
                 # A tracked folder may be gone by now: try it as a path and as a Hub id.
@@ -160,7 +164,7 @@ def track_list(db: DbOption = None, output_format: FormatOption = "text") -> Non
 
     try:
         _check_format(output_format)
-        with _open(db) as store:
+        with _open(db, must_exist=True) as store:
             tracked = store.tracked()
             rows = [(t, store.latest(t.key)) for t in tracked]
             ledgers = ledgers_of(store, [t.key for t in tracked])
@@ -249,7 +253,7 @@ def track_run(
         raise _fail(f"unknown --fail-on {fail_on!r}")
     try:
         _check_format(output_format)
-        with _open(db) as store:
+        with _open(db, must_exist=True) as store:
             targets = store.tracked()
             if not targets:
                 raise _fail("nothing tracked: add models with `cardaudit track add org/name`")
@@ -371,7 +375,7 @@ def history(
     try:
         _check_format(output_format, HISTORY_FORMATS)
         key = key_for_argument(target)
-        with _open(db) as store:
+        with _open(db, must_exist=True) as store:
             audits = store.require_audits(key)
         timeline = build_history(key, audits)
         ledger = promise_ledger(audits)
@@ -411,7 +415,7 @@ def diff(
     try:
         _check_format(output_format)
         key = key_for_argument(target)
-        with _open(db) as store:
+        with _open(db, must_exist=True) as store:
             audits = store.require_summaries(key)  # one row each: enough to pick the two
             new = pick_audit(audits, to_rev) if to_rev else audits[-1]
             if from_rev:

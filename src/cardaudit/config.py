@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from cardaudit.errors import UsageError
-from cardaudit.model import SEVERITIES, Evidence, Severity
+from cardaudit.model import Evidence, Severity
 
 #: Why a finding may be waived. A closed list, so reviewers can query and audit waivers.
 WAIVER_REASONS: tuple[str, ...] = (
@@ -25,11 +25,7 @@ WAIVER_REASONS: tuple[str, ...] = (
     "fixed-upstream",
     "not-applicable",
 )
-FAIL_ON_VALUES: tuple[str, ...] = ("error", "warning", "info", "never")
 CONFIG_FILE = ".cardaudit.toml"
-TOP_KEYS = {"select", "ignore", "severity", "fail-on", "fail_on", "waivers"}
-WAIVER_KEYS = {"rule", "path", "reason", "comment", "expires"}
-RULE_ID = re.compile(r"^[A-Z]{3}\d{3}$")
 
 
 class ConfigError(UsageError):
@@ -82,19 +78,6 @@ def _patterns(value: Any, key: str, source: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def _expiry(value: Any, source: str, rule: str) -> date:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str):
-        try:
-            return date.fromisoformat(value)
-        except ValueError:
-            pass
-    raise _fail(source, f"waiver {rule}: `expires` must be a date like 2026-12-31")
-
-
 def waiver_lines(text: str) -> list[int]:
     """1-based line of each ``[[...waivers]]`` table header, in file order."""
     return [
@@ -104,67 +87,35 @@ def waiver_lines(text: str) -> list[int]:
     ]
 
 
-def _waiver(item: Any, index: int, source: str, line: int | None, in_repo: bool) -> Waiver:
-    if not isinstance(item, dict):
-        raise _fail(source, f"waiver #{index + 1} must be a table")
-    unknown = sorted(set(item) - WAIVER_KEYS)
-    if unknown:
-        raise _fail(source, f"waiver #{index + 1}: unknown key {unknown[0]!r}")
-    rule = item.get("rule")
-    if not isinstance(rule, str) or not RULE_ID.match(rule.upper()):
-        raise _fail(source, f"waiver #{index + 1}: `rule` must be a rule id like LIC001")
-    rule = rule.upper()
-    reason = item.get("reason")
-    if reason not in WAIVER_REASONS:
-        raise _fail(source, f"waiver {rule}: `reason` must be one of {', '.join(WAIVER_REASONS)}")
-    if "expires" not in item:
-        raise _fail(source, f"waiver {rule}: `expires` is required (a date like 2026-12-31)")
-    path, comment = item.get("path"), item.get("comment")
-    if path is not None and not isinstance(path, str):
-        raise _fail(source, f"waiver {rule}: `path` must be a string (a glob)")
-    if comment is not None and not isinstance(comment, str):
-        raise _fail(source, f"waiver {rule}: `comment` must be a string")
-    return Waiver(
-        rule=rule,
-        reason=reason,
-        expires=_expiry(item["expires"], source, rule),
-        path=path,
-        comment=comment.strip() if comment else None,
-        source=source,
-        line=line,
-        in_repo=in_repo,
-    )
-
-
 def parse_table(table: Any, *, source: str, text: str = "", in_repo: bool = False) -> Config:
-    """Validate a ``[tool.cardaudit]`` table (or a whole .cardaudit.toml)."""
-    if not isinstance(table, dict):
-        raise _fail(source, "[tool.cardaudit] must be a table")
-    unknown = sorted(set(table) - TOP_KEYS)
-    if unknown:
-        raise _fail(source, f"unknown setting {unknown[0]!r}")
-    severity = table.get("severity", {})
-    if not isinstance(severity, dict):
-        raise _fail(source, "`severity` must be a table of rule id = severity")
-    for rule_id, level in severity.items():
-        if level not in SEVERITIES:
-            raise _fail(source, f"severity of {rule_id}: must be one of {', '.join(SEVERITIES)}")
-    fail_on = table.get("fail-on", table.get("fail_on"))
-    if fail_on is not None and fail_on not in FAIL_ON_VALUES:
-        raise _fail(source, f"`fail-on` must be one of {', '.join(FAIL_ON_VALUES)}")
-    items = table.get("waivers", [])
-    if not isinstance(items, list):
-        raise _fail(source, "`waivers` must be an array of tables ([[waivers]])")
+    """Validate a ``[tool.cardaudit]`` table (or a whole .cardaudit.toml) against
+    :class:`cardaudit.config_schema.ConfigTable` (pydantic; the editors' JSON Schema comes
+    from the same model)."""
+    from cardaudit.config_schema import validate_table
+
+    try:
+        model = validate_table(table)
+    except ValueError as exc:
+        raise _fail(source, str(exc)) from None
     lines = waiver_lines(text)
     waivers = tuple(
-        _waiver(item, i, source, lines[i] if i < len(lines) else None, in_repo)
-        for i, item in enumerate(items)
+        Waiver(
+            rule=item.rule.upper(),
+            reason=item.reason,
+            expires=item.expires,
+            path=item.path,
+            comment=item.comment.strip() if item.comment else None,
+            source=source,
+            line=lines[i] if i < len(lines) else None,
+            in_repo=in_repo,
+        )
+        for i, item in enumerate(model.waivers)
     )
     return Config(
-        select=_patterns(table.get("select", []), "select", source),
-        ignore=_patterns(table.get("ignore", []), "ignore", source),
-        severity={str(k).upper(): v for k, v in severity.items()},
-        fail_on=fail_on,
+        select=_patterns(model.select, "select", source),
+        ignore=_patterns(model.ignore, "ignore", source),
+        severity={str(k).upper(): v for k, v in model.severity.items()},
+        fail_on=model.fail_on,
         waivers=waivers,
         source=source,
     )
@@ -220,13 +171,17 @@ def find_config(
 ) -> Config:
     """``--config FILE``, else the audited repo's config (unless ``trust_repo`` is false: a
     reviewer auditing someone else's model need not accept its own waivers), else the working
-    directory's."""
+    directory's. With ``trust_repo`` false, a working directory inside an audited repo (the
+    model, its code or its base, run from their root) is not a fallback either: it would read
+    the same file back."""
     if explicit is not None:
         return read_config_file(explicit)
     found = repo_config(evidence) if trust_repo else None
     if found is not None:
         return found
-    cwd = cwd or Path.cwd()
+    cwd = (cwd or Path.cwd()).resolve()
+    if not trust_repo and any(cwd.is_relative_to(root) for root in _audited_roots(evidence)):
+        return Config()
     for name in (CONFIG_FILE, "pyproject.toml"):
         path = cwd / name
         if path.is_file():
@@ -238,3 +193,13 @@ def find_config(
             if config is not None:
                 return config
     return Config()
+
+
+def _audited_roots(evidence: Evidence) -> list[Path]:
+    """Local folders of every audited repo (model, code, bases), resolved."""
+    snapshots = [evidence.repo, evidence.code, *(base.repo for base in evidence.base)]
+    return [
+        Path(snapshot.path).resolve()
+        for snapshot in snapshots
+        if snapshot is not None and snapshot.path
+    ]

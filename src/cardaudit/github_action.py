@@ -20,8 +20,9 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
-FORMATS = ("json", "sarif", "markdown", "html", "badge", "shields")
+FORMATS = ("json", "sarif", "markdown", "html", "badge", "shields", "github")
 OUTPUTS = {
+    "github": "annotations",
     "json": "json",
     "sarif": "sarif",
     "markdown": "markdown",
@@ -115,6 +116,9 @@ def run(env: Mapping[str, str], cwd: Path | None = None) -> int:
     for fmt, name in OUTPUTS.items():
         outputs[name] = str(output_dir / output_name(fmt))
     _append(summary_path, (output_dir / output_name("markdown")).read_text(encoding="utf-8"))
+    if _input(env, "annotations", "true").lower() == "true":
+        # Workflow commands written by the github reporter, which escapes every value in them.
+        sys.stdout.write((output_dir / output_name("github")).read_text(encoding="utf-8"))
     report = json.loads((output_dir / output_name("json")).read_text(encoding="utf-8"))
     badge = json.loads((output_dir / output_name("shields")).read_text(encoding="utf-8"))
     outputs.update(

@@ -11,6 +11,8 @@ from cardaudit.model import Report
 #: Format name → module under ``cardaudit.reporters`` (imported only when used).
 REPORTERS: dict[str, str] = {
     "text": "text",
+    "concise": "concise",
+    "github": "github",
     "json": "json_report",
     "sarif": "sarif",
     "markdown": "markdown",
@@ -24,6 +26,8 @@ REPORTERS: dict[str, str] = {
 #: File name per format when writing several at once (``--output-dir``).
 OUTPUT_NAMES: dict[str, str] = {
     "text": "cardaudit.txt",
+    "concise": "cardaudit.concise.txt",
+    "github": "cardaudit.github.txt",
     "json": "cardaudit.json",
     "sarif": "cardaudit.sarif",
     "markdown": "cardaudit.md",

@@ -66,6 +66,6 @@ def badge_svg(label: str, message: str, colour: str) -> str:
     )
 
 
-def render(report: Report, **_options: object) -> str:
-    outcome = verdict(report)
+def render(report: Report, *, fail_on: str = "error", **_options: object) -> str:
+    outcome = verdict(report, fail_on)
     return badge_svg(LABEL, outcome.message, outcome.colour)

@@ -9,7 +9,7 @@ from cardaudit.reporters.badge import LABEL
 from cardaudit.reporters.common import verdict
 
 
-def render(report: Report, **_options: object) -> str:
-    outcome = verdict(report)
+def render(report: Report, *, fail_on: str = "error", **_options: object) -> str:
+    outcome = verdict(report, fail_on)
     data = {"schemaVersion": 1, "label": LABEL, "message": outcome.message, "color": outcome.colour}
     return json.dumps(data, indent=2) + "\n"

@@ -42,12 +42,18 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def verdict(report: Report) -> Verdict:
-    """``passing`` / ``N warning(s)`` / ``failing`` coloured by the worst severity."""
+def verdict(report: Report, fail_on: str = "error") -> Verdict:
+    """``failing`` when the ``--fail-on`` gate fails, else ``N error(s)`` / ``N warning(s)``
+    (findings under the gate) / ``passing``, coloured by the worst severity: the badge
+    says what the exit code says."""
+    from cardaudit.policy import Policy
+
     summary = report.summary
     worst = report.worst_severity()
+    if Policy(fail_on=fail_on).fails(report):  # type: ignore[arg-type]
+        return Verdict("failing", "red", worst)
     if summary.error:
-        message = "failing"
+        message = plural(summary.error, "error")
     elif summary.warning:
         message = plural(summary.warning, "warning")
     else:

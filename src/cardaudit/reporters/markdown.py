@@ -1,124 +1,109 @@
-"""Markdown summary for a pull-request comment, a Hub discussion or a CI job summary."""
+"""Markdown report for a pull-request comment, a Hub discussion or a CI job summary.
+
+Same reading order as the HTML report (reporters/review.py). Rendered by Jinja2 whose
+``finalize`` escapes every value for GitHub Markdown (markdown_escape.py): a card cannot
+inject images, links, mentions or ``<details>`` blocks. The only links are the report's own,
+to files of the audited Hub repo at the audited commit.
+"""
 
 from __future__ import annotations
 
-from cardaudit.model import Finding, Report
-from cardaudit.reporters.common import (
-    NONE_FOUND,
-    check_counts,
-    claim_rows,
-    extra_rows,
-    licence_rows,
-    lineage_rows,
-    not_read,
-    parameter_rows,
-    plural,
-    promise_rows,
-    rule_title,
-    verdict,
-)
+import dataclasses
+from functools import cache
+from typing import Any
+
+from cardaudit.model import Report
+from cardaudit.reporters.markdown_escape import escape_text
+from cardaudit.reporters.review import FoldedFinding, Place, build_review
 
 ICONS = {"error": "🔴", "warning": "🟡", "info": "🔵"}
 #: GitHub caps a comment at 65,536 characters; keep well under it.
 MAX_FINDINGS = 200
 
 
-def cell(text: object) -> str:
-    """Text safe inside a Markdown table cell."""
-    return (
-        str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\r", "").replace("\n", "<br>")
-    )
+def _finalize(value: Any) -> Any:
+    from markupsafe import Markup
+
+    if isinstance(value, Markup):
+        return value
+    return escape_text("" if value is None else value)
 
 
-def code(text: str) -> str:
-    """Inline code that survives backticks inside ``text``."""
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
+def _code(value: object) -> Any:
+    """Inline code for our own identifiers (rule ids): never card text."""
+    from markupsafe import Markup
+
+    return Markup(f"`{value}`")
 
 
-def table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
-    if not rows:
-        return [f"_{NONE_FOUND}_", ""]
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(cell(value) for value in row) + " |" for row in rows]
-    return [*lines, ""]
+def _link(where: Place) -> Any:
+    from markupsafe import Markup
+
+    text = escape_text(where.text)
+    return Markup(f"[{text}]({where.url})" if where.url else text)
 
 
-def _finding_rows(findings: tuple[Finding, ...], suppressed: bool) -> list[tuple[str, ...]]:
-    rows = []
-    for f in findings[:MAX_FINDINGS]:
-        detail = f.message
-        if f.evidence:
-            detail += f"<br>evidence: {code(f.evidence)}"
-        if suppressed and f.suppressed_by:
-            detail += f"<br>suppressed by {f.suppressed_by}"
-        elif f.remediation:
-            detail += f"<br>fix: {f.remediation}"
-        rows.append(
-            (
-                f"{ICONS[f.severity]} {f.severity}",
-                f"`{f.rule_id}` {rule_title(f.rule_id)}",
-                code(f.location.display()),
-                detail,
-            )
-        )
-    return rows
+def _finding(f: FoldedFinding) -> Any:
+    from markupsafe import Markup
 
-
-def render(report: Report, *, show_suppressed: bool = False, **_options: object) -> str:
-    summary = report.summary
-    outcome = verdict(report)
-    target = report.target
     lines = [
-        f"## cardaudit: {outcome.message}",
-        "",
-        f"**{cell(target.id)}** ({target.kind}"
-        + (f", revision `{target.revision}`" if target.revision else ", no revision")
-        + (", offline from caches" if target.offline is not None else "")
-        + ")",
-        "",
-        f"{plural(summary.error, 'error')} · {plural(summary.warning, 'warning')} · "
-        f"{summary.info} info · {summary.suppressed} suppressed",
-        "",
+        f"- {ICONS.get(f.severity, '')} **{f.severity}** `{f.rule_id}` {escape_text(f.title)}: "
+        f"{escape_text(f.message)}"
     ]
-    counts = check_counts(report)
-    lines += [
-        f"{len(report.checks)} rules ran: {counts['pass']} passed, {counts['fail']} failed, "
-        f"{counts['not_applicable']} not applicable, {counts['error']} could not run.",
-        "",
-        "### Findings",
-        "",
-    ]
-    if report.findings:
-        rows = _finding_rows(report.findings, False)
-        lines += table(("severity", "rule", "where", "finding"), rows)
-        hidden = len(report.findings) - MAX_FINDINGS
-        if hidden > 0:
-            lines += [f"_… and {hidden} more (see the full report)._", ""]
-    else:
-        lines += ["No findings.", ""]
-    if show_suppressed:
-        lines += ["### Suppressed by waivers", ""]
-        lines += table(
-            ("severity", "rule", "where", "finding"), _finding_rows(report.suppressed, True)
+    places = ", ".join(str(_link(p)) for p in f.places)
+    label = "where" if len(f.places) == 1 else f"found in {len(f.places)} places"
+    lines.append(f"  - {label}: {places}")
+    if f.evidence:
+        lines.append(f"  - evidence: “{escape_text(f.evidence)}”")
+    if f.suppressed_by:
+        lines.append(f"  - suppressed by {escape_text(f.suppressed_by)}")
+    elif f.remediation:
+        lines.append(f"  - fix: {escape_text(f.remediation)}")
+    return Markup("\n".join(lines))
+
+
+@cache
+def environment() -> Any:
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+    from cardaudit.reporters.html import TEMPLATES
+
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=False,
+        finalize=_finalize,
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(finding=_finding, link=_link, code=_code)
+    return env
+
+
+def render(
+    report: Report, *, show_suppressed: bool = False, fail_on: str = "error", **_options: object
+) -> str:
+    from markupsafe import Markup
+
+    review = build_review(report, fail_on)
+    shown, hidden = [], max(0, sum(len(g.findings) for g in review.groups) - MAX_FINDINGS)
+    budget = MAX_FINDINGS
+    for group in review.groups:
+        kept = group.findings[:budget]
+        budget -= len(kept)
+        if kept:
+            shown.append(dataclasses.replace(group, findings=kept))
+    review = dataclasses.replace(review, groups=tuple(shown))
+    counts = " · ".join(f"{n} {label}" for label, n in review.counts)
+    revision = report.target.revision
+    return (
+        environment()
+        .get_template("report.md.j2")
+        .render(
+            r=review,
+            revision=Markup(f"revision `{revision}`") if revision else "no revision",
+            gate=Markup(f"`{review.gate}`"),
+            counts=counts,
+            hidden=hidden,
+            show_suppressed=show_suppressed,
         )
-    gaps = not_read(report)
-    if gaps:
-        lines += [f"<details><summary>Not read ({len(gaps)})</summary>", ""]
-        lines += table(("repo", "path", "why"), [(g["repo"], g["path"], g["reason"]) for g in gaps])
-        lines += ["</details>", ""]
-    lines += ["<details><summary>Facts</summary>", "", "#### Licence", ""]
-    lines += table(("where", "licence", "detail"), licence_rows(report))
-    lines += ["#### Lineage", ""]
-    lines += table(("model", "relation", "source"), lineage_rows(report))
-    lines += ["#### Parameters and memory", ""]
-    lines += table(("quantity", "value"), parameter_rows(report))
-    lines += ["#### Promises", ""]
-    lines += table(("first seen", "artifact", "status", "where", "text"), promise_rows(report))
-    lines += ["#### Claims", ""]
-    lines += table(("kind", "where", "text", "not disclosed"), claim_rows(report))
-    extra = extra_rows(report)
-    if extra:
-        lines += ["#### Other facts", ""]
-        lines += table(("fact", "value"), extra)
-    lines += ["</details>", ""]
-    return "\n".join(lines)
+    )

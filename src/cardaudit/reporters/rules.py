@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+import json
+from collections.abc import Iterable, Mapping
 
 from cardaudit.rules import Rule
 
@@ -59,3 +60,27 @@ def render_rule(rule: Rule, *, color: bool = False, width: int = 100) -> str:
         )
     console.print(Panel("\n".join(parts), expand=False))
     return buffer.getvalue()
+
+
+def rule_to_json(rule: Rule) -> dict[str, object]:
+    """Every field of a rule, as ``cardaudit rules --format json`` prints it."""
+    from cardaudit.model import to_jsonable
+
+    return {
+        "id": rule.id,
+        "family": rule.family,
+        "title": rule.title,
+        "severity": rule.severity,
+        "lifecycle": rule.lifecycle,
+        "checks": rule.checks,
+        "why": rule.why,
+        "fix": rule.fix,
+        "references": list(rule.references),
+        "parameters": to_jsonable(dict(rule.params)),
+    }
+
+
+def rules_json(rules: Iterable[Rule], *, single: bool = False) -> str:
+    """A JSON array of rules (an object for ``cardaudit rules ID --format json``)."""
+    data = [rule_to_json(rule) for rule in rules]
+    return json.dumps(data[0] if single else data, indent=2, ensure_ascii=False) + "\n"

@@ -1,5 +1,7 @@
 """A thin layer over huggingface_hub: endpoint, token, cache, retries and error translation.
 
+Retries are tenacity's loop (:func:`retry_policy`) with the Hub's Retry-After as the wait.
+
 Every library error is translated here into a one-line :class:`SourceError` (the CLI prints
 it and exits 2). The token is passed to the library and never put in any message.
 """
@@ -77,7 +79,10 @@ def _status(exc: BaseException) -> int | None:
 
 
 def retry_after(exc: BaseException) -> float | None:
-    """Seconds asked for by a Retry-After header (delta-seconds or HTTP date), if any."""
+    """Seconds asked for by a Retry-After header (delta-seconds or HTTP date), if any.
+
+    Read here rather than by huggingface_hub's own ``http_backoff``: that wraps raw requests
+    (these are ``HfApi`` calls) and reads delta-seconds only, not the HTTP-date form."""
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     value = headers.get("retry-after") if headers is not None else None
@@ -100,6 +105,35 @@ def is_transient(exc: BaseException) -> bool:
     names = _mro_names(exc)
     return bool(names & {"TimeoutException", "TransportError", "NetworkError"}) or isinstance(
         exc, TimeoutError | ConnectionError
+    )
+
+
+def _worth_retrying(exc: BaseException) -> bool:
+    if isinstance(exc, AuditError) or not is_transient(exc):
+        return False
+    wait = retry_after(exc)
+    return wait is None or wait <= MAX_WAIT_SECONDS  # a long Retry-After: fail, do not wait
+
+
+def _wait_seconds(state) -> float:  # type: ignore[no-untyped-def]
+    """Retry-After when the Hub sends one, else BACKOFF_SECONDS doubled per attempt."""
+    asked = retry_after(state.outcome.exception()) if state.outcome is not None else None
+    if asked is not None:
+        return asked
+    return BACKOFF_SECONDS * 2 ** (state.attempt_number - 1)
+
+
+def retry_policy(attempts: int):  # type: ignore[no-untyped-def]
+    """tenacity's retry loop: ``attempts`` tries in all, on 429 / 5xx / timeouts / network
+    failures, waiting as :func:`_wait_seconds` says; the last error is re-raised as is."""
+    from tenacity import Retrying, retry_if_exception, stop_after_attempt
+
+    return Retrying(
+        stop=stop_after_attempt(attempts),
+        wait=_wait_seconds,
+        retry=retry_if_exception(_worth_retrying),
+        sleep=lambda seconds: _sleep(seconds),  # looked up at call time (tests replace it)
+        reraise=True,
     )
 
 
@@ -154,25 +188,20 @@ class HubClient:
         """
         if self.offline:
             raise CacheMiss(f"what is needed to {what} for {repo_id}")
-        delay = BACKOFF_SECONDS
-        attempts = attempts or ATTEMPTS
-        for attempt in range(1, attempts + 1):
-            try:
-                return fn()
-            except AuditError:
-                raise
-            except Exception as exc:
-                if not is_transient(exc) or attempt == attempts:
-                    raise self.translate(exc, what, repo_id, revision, attempt) from None
-                wait = retry_after(exc)
-                if wait is not None and wait > MAX_WAIT_SECONDS:
-                    raise SourceError(
-                        f"the Hub is rate-limiting requests for {repo_id} "
-                        f"(asked to retry after {int(wait)} s); try again later"
-                    ) from None
-                _sleep(delay if wait is None else wait)
-                delay *= 2
-        raise AssertionError("unreachable")  # pragma: no cover
+        retrying = retry_policy(attempts or ATTEMPTS)
+        try:
+            return retrying(fn)
+        except AuditError:
+            raise
+        except Exception as exc:
+            wait = retry_after(exc)
+            if is_transient(exc) and wait is not None and wait > MAX_WAIT_SECONDS:
+                raise SourceError(
+                    f"the Hub is rate-limiting requests for {repo_id} "
+                    f"(asked to retry after {int(wait)} s); try again later"
+                ) from None
+            attempt = retrying.statistics.get("attempt_number", 1)
+            raise self.translate(exc, what, repo_id, revision, attempt) from None
 
     def translate(
         self, exc: BaseException, what: str, repo_id: str, revision: str | None, attempts: int = 1

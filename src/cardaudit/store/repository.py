@@ -16,7 +16,13 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from cardaudit.errors import StoreError
-from cardaudit.store.engine import create_store_engine, resolve_url, safe_url, upgrade
+from cardaudit.store.engine import (
+    create_store_engine,
+    current_revision,
+    resolve_url,
+    safe_url,
+    upgrade,
+)
 from cardaudit.store.records import (
     AuditRecord,
     FindingRecord,
@@ -57,6 +63,30 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def _no_store_message(url: str) -> str:
+    return (
+        f"no tracking store at {safe_url(url)}: nothing tracked or recorded there yet "
+        "(`cardaudit track add` or `cardaudit audit --record` creates it; "
+        "--db or CARDAUDIT_DB name another store)"
+    )
+
+
+def _require_existing(url: str) -> None:
+    """A SQLite store file must exist before it is opened (opening would create it)."""
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return
+    database = parsed.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    if not Path(database).expanduser().is_file():
+        raise StoreError(_no_store_message(url))
+
+
 class Store:
     """A tracking store at a SQLAlchemy URL, migrated to the current schema on open."""
 
@@ -66,13 +96,22 @@ class Store:
     # ------------------------------------------------------------------ lifecycle
 
     @classmethod
-    def open(cls, url: str | None = None) -> Store:
-        """Open (creating and migrating as needed) the store at ``url`` or the default."""
+    def open(cls, url: str | None = None, *, must_exist: bool = False) -> Store:
+        """Open (creating and migrating as needed) the store at ``url`` or the default.
+
+        ``must_exist`` is for commands that only read: a store that was never created is
+        an error naming it, not a new empty database that silently answers "nothing".
+        """
         from sqlalchemy.exc import SQLAlchemyError
 
         resolved = resolve_url(url)
+        if must_exist:
+            _require_existing(resolved)
         engine = create_store_engine(resolved)
         try:
+            if must_exist and current_revision(engine) is None:
+                engine.dispose()
+                raise StoreError(_no_store_message(resolved))
             cls._retry(lambda: upgrade(engine))
         except SQLAlchemyError as exc:
             engine.dispose()
