@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
-Outcome = Literal["pass", "fail", "not_applicable", "error"]
+Outcome = Literal["pass", "fail", "not_applicable", "not_checked", "error"]
 SEVERITY_RANK: Mapping[str, int] = MappingProxyType({"info": 0, "warning": 1, "error": 2})
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
@@ -466,9 +466,13 @@ class Finding:
 
 @dataclass(frozen=True)
 class CheckRun:
+    """How one rule's check ended. ``not_checked``: the rule concerns this repo but an input
+    is missing (``note`` says which, ``fix`` how to supply it); never a pass."""
+
     rule_id: str
     outcome: Outcome
     note: str | None = None
+    fix: str | None = None
 
 
 @dataclass(frozen=True)
@@ -477,6 +481,8 @@ class Summary:
     warning: int
     info: int
     suppressed: int
+    #: Rules that concern the repo but could not be checked (an input was missing).
+    not_checked: int = 0
 
 
 @dataclass(frozen=True)
@@ -498,6 +504,7 @@ class Report:
             warning=counts["warning"],
             info=counts["info"],
             suppressed=len(self.suppressed),
+            not_checked=sum(1 for run in self.checks if run.outcome == "not_checked"),
         )
 
     def worst_severity(self) -> Severity | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from cardaudit.checks.base_inputs import checked_or_missing, require_bases
 from cardaudit.checks.registry import NotApplicable, check
 from cardaudit.extract.licence_table import LicenceInfo, expression_ids, lookup, same_licence
 from cardaudit.model import Evidence, Facts, Hit, Location
@@ -124,7 +125,16 @@ def _upstream_notices(evidence: Evidence, facts: Facts) -> list[tuple[str, str, 
 
 @check("ATT002")
 def upstream_notice_carried(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    what = "whether the base model's NOTICE is carried"
     upstream = list(_upstream_notices(evidence, facts))
+    if not upstream and not (facts.license.code_repo and evidence.code is not None):
+        require_bases(evidence, what)
+    yield from checked_or_missing(evidence, _notice_hits(evidence, facts, upstream), what)
+
+
+def _notice_hits(
+    evidence: Evidence, facts: Facts, upstream: list[tuple[str, str, str, str]]
+) -> Iterator[Hit]:
     code = facts.license.code_repo
     if code and evidence.code is not None:
         info = lookup(code.get("identified"))
@@ -246,6 +256,12 @@ def notice_file(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
 
 @check("ATT006")
 def use_restrictions_passed_on(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    what = "whether the base licence's use restrictions are passed on"
+    require_bases(evidence, what)
+    yield from checked_or_missing(evidence, _restriction_hits(evidence, facts), what)
+
+
+def _restriction_hits(evidence: Evidence, facts: Facts) -> Iterator[Hit]:
     restricted = []
     for base in facts.license.base:
         info = lookup(base.get("declared")) or lookup(base.get("identified"))
@@ -276,6 +292,12 @@ TEMPLATE = re.compile(r"\[yyyy\]|<year>|\[name of copyright owner\]|<copyright h
 
 @check("ATT007")
 def upstream_copyright_kept(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    what = "whether the base model's copyright notices are kept"
+    require_bases(evidence, what)
+    yield from checked_or_missing(evidence, _copyright_hits(evidence, facts), what)
+
+
+def _copyright_hits(evidence: Evidence, facts: Facts) -> Iterator[Hit]:
     statements: list[tuple[str, str, str]] = []
     for base, base_facts in zip(evidence.base, facts.license.base, strict=False):
         info = lookup(base_facts.get("declared")) or lookup(base_facts.get("identified"))

@@ -19,6 +19,7 @@ from cardaudit.reporters.common import (
     extra_rows,
     licence_rows,
     lineage_rows,
+    not_checked_rows,
     not_read,
     parameter_rows,
     plural,
@@ -160,6 +161,7 @@ def render(report: Report, *, show_suppressed: bool = False, **_options: object)
         ("warnings", summary.warning),
         ("info", summary.info),
         ("suppressed", summary.suppressed),
+        ("not checked", summary.not_checked),
         ("rules run", len(report.checks)),
     ]
     count_html = "".join(f'<div class="count"><b>{n}</b>{_e(label)}</div>' for label, n in cells)
@@ -179,6 +181,10 @@ def render(report: Report, *, show_suppressed: bool = False, **_options: object)
     extra_html = f"<h2>Other facts</h2>{_table(('fact', 'value'), extra)}" if extra else ""
     gaps = [(g["repo"], g["path"], g["reason"]) for g in not_read(report)]
     gaps_html = f"<h2>Not read</h2>{_table(('repo', 'path', 'why'), gaps)}" if gaps else ""
+    unchecked = not_checked_rows(report)
+    unchecked_html = (
+        f"<h2>Not checked</h2>{_table(('rule', 'why', 'fix'), unchecked)}" if unchecked else ""
+    )
     worst = outcome.worst or "none"
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -195,10 +201,11 @@ def render(report: Report, *, show_suppressed: bool = False, **_options: object)
 <p><span class="verdict v-{worst}">{_e(outcome.message)}</span></p>
 <div class="counts">{count_html}</div>
 <p class="muted">{counts["pass"]} rules passed, {counts["fail"]} failed,
-{counts["not_applicable"]} not applicable, {counts["error"]} could not run.</p>
+{counts["not_applicable"]} not applicable, {counts["not_checked"]} not checked,
+{counts["error"]} could not run.</p>
 </header>
 <main>
-<h2>Findings</h2>
+{unchecked_html}<h2>Findings</h2>
 {_findings(report.findings, "No findings.")}
 {suppressed}
 <h2>Licence</h2>

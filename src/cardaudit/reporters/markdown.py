@@ -10,6 +10,7 @@ from cardaudit.reporters.common import (
     extra_rows,
     licence_rows,
     lineage_rows,
+    not_checked_rows,
     not_read,
     parameter_rows,
     plural,
@@ -83,11 +84,15 @@ def render(report: Report, *, show_suppressed: bool = False, **_options: object)
     counts = check_counts(report)
     lines += [
         f"{len(report.checks)} rules ran: {counts['pass']} passed, {counts['fail']} failed, "
-        f"{counts['not_applicable']} not applicable, {counts['error']} could not run.",
-        "",
-        "### Findings",
+        f"{counts['not_applicable']} not applicable, {counts['not_checked']} not checked, "
+        f"{counts['error']} could not run.",
         "",
     ]
+    unchecked = not_checked_rows(report)
+    if unchecked:
+        lines += ["### Not checked", ""]
+        lines += table(("rule", "why", "fix"), unchecked)
+    lines += ["### Findings", ""]
     if report.findings:
         rows = _finding_rows(report.findings, False)
         lines += table(("severity", "rule", "where", "finding"), rows)

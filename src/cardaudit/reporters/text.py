@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from cardaudit.model import Report
-from cardaudit.reporters.common import not_read
+from cardaudit.reporters.common import not_checked_rows, not_read
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -166,6 +166,13 @@ def render(
         console.print("No findings.")
     if show_suppressed and report.suppressed:
         console.print(_findings_table(report, report.suppressed, "Suppressed by waivers"))
+    unchecked = not_checked_rows(report)
+    if unchecked:
+        console.print(f"\nNot checked ({len(unchecked)}):")
+        for rule_id, why, fix in unchecked:
+            console.print(f"  {rule_id}: {_escape(why)}")
+            if fix:
+                console.print(f"    fix: {_escape(fix)}")
     gaps = not_read(report)
     if gaps:
         console.print(f"\nNot read ({len(gaps)}):")
@@ -176,6 +183,6 @@ def render(
     ran = len(report.checks)
     console.print(
         f"\n{summary.error} error(s), {summary.warning} warning(s), {summary.info} info; "
-        f"{summary.suppressed} suppressed; {ran} rule(s) ran."
+        f"{summary.suppressed} suppressed; {ran} rule(s) ran, {summary.not_checked} not checked."
     )
     return buffer.getvalue()
