@@ -341,6 +341,14 @@ class LicenceFacts:
     prose: tuple[Mapping[str, Any], ...] = ()
     notices: tuple[str, ...] = ()
     base: tuple[Mapping[str, Any], ...] = ()
+    #: Who publishes: ``{org, role: licensor|redistributor|unknown, evidence: [...]}``.
+    publisher: Mapping[str, Any] | None = None
+    #: Licence statements in any form: ``{kind, text, path, line, repo, licence?, ...}``.
+    statements: tuple[Mapping[str, Any], ...] = ()
+    #: Terms beside the licence: ``{kind: aup|gating|registration|mau|territory|...}``.
+    additional_terms: tuple[Mapping[str, Any], ...] = ()
+    #: What adopting the model obliges one to do: ``{duty, detail, source, binds}``.
+    obligations: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

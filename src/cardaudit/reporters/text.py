@@ -10,6 +10,27 @@ from cardaudit.reporters.common import not_checked_rows, not_read
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
+BINDS = (
+    ("user", "If you use it"),
+    ("redistributor", "If you pass it on (as it is or as a derivative)"),
+)
+
+
+def _obligations(report: Report) -> str:
+    """What adopting this model obliges you to do: the first thing a lawyer reads."""
+    items = report.facts.license.obligations
+    lines = ["[bold]What adopting this model obliges you to do[/bold]"]
+    if not items:
+        lines.append("  no obligations known (no declared licence the licence table knows)")
+    for binds, title in BINDS:
+        group = [item for item in items if item.get("binds") == binds]
+        if group:
+            lines.append(f"  {title}:")
+        for item in group:
+            lines.append(f"  - {_escape(item['detail'])} [dim]({_escape(item['source'])})[/dim]")
+    return "\n".join(lines) + "\n"
+
+
 def _facts_table(report: Report):
     from rich.table import Table
 
@@ -151,6 +172,7 @@ def render(
             expand=False,
         )
     )
+    console.print(_obligations(report))
     console.print(_facts_table(report))
     console.print()
     sizing = _sizing_table(report)
