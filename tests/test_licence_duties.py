@@ -79,13 +79,18 @@ def test_licensor_original_model_missing_copy_is_a_warning_that_says_why(tmp_pat
 
 
 def test_redistributor_of_another_orgs_model_keeps_the_error(tmp_path) -> None:
-    card = "---\nlicense: apache-2.0\nbase_model: acme/Acme-7B\n---\n# Acme-7B-GGUF\n"
+    card = (
+        "---\nlicense: apache-2.0\nlicense_link: "
+        "https://huggingface.co/someone/Acme-7B-GGUF/blob/main/LICENSE\n"
+        "base_model: acme/Acme-7B\n---\n# Acme-7B-GGUF\n"
+    )
     folder = _repo(tmp_path, "someone__Acme-7B-GGUF", card)
     report = audit_json(AuditRequest(target=str(folder)))
     assert ("ATT001", "error", "model", "README.md", 2) in rows(report)
     att001 = next(f for f in report["findings"] if f["rule_id"] == "ATT001")
     assert "someone redistributes it" in att001["message"]
     assert "acme/Acme-7B" in att001["message"]
+    assert "`license_link` points to LICENSE in this repo, which is not there" in att001["message"]
 
 
 def test_an_orgs_fine_tune_of_its_own_base_is_the_licensors(tmp_path) -> None:

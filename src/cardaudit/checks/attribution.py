@@ -55,12 +55,17 @@ def _licensor_note(evidence: Evidence, facts: Facts, what: str) -> str:
         f"licensor ({basis(publisher)}), so the licence's redistribution duty does not bind "
         f"this repo, but {what} tells recipients what they may do"
     )
+    return note + _link_note(evidence, facts)
+
+
+def _link_note(evidence: Evidence, facts: Facts) -> str:
+    """Where the card's ``license_link`` points, when it points into this repo."""
     target = link_into_repo(evidence, facts.license.declared_link)
-    if target is not None and not evidence.repo.has(target):
-        note += f"; the card's `license_link` points to {target} in this repo, which is not there"
-    elif target is not None:
-        note += f"; the card's `license_link` points to {target} in this repo"
-    return note
+    if target is None:
+        return ""
+    if not evidence.repo.has(target):
+        return f"; the card's `license_link` points to {target} in this repo, which is not there"
+    return f"; the card's `license_link` points to {target} in this repo"
 
 
 def _texts(evidence: Evidence, paths: Sequence[str]) -> str:
@@ -84,7 +89,7 @@ def licence_text_shipped(evidence: Evidence, facts: Facts, rule: Rule) -> Iterat
                 yield replace(hit, message=hit.message + note, severity="warning")
             else:
                 context = duty_context(evidence, facts.license.publisher)
-                yield replace(hit, message=hit.message + context)
+                yield replace(hit, message=hit.message + context + _link_note(evidence, facts))
 
 
 def _copy_hits(
