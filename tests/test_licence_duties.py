@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cardaudit.extract.licence_statements import restrictions_in
+from cardaudit.extract.licence_reading import restrictions_in
 from cardaudit.extract.licensor import holder_matches
 from cardaudit.pipeline import audit
 from cardaudit.policy import Policy
