@@ -180,6 +180,20 @@ def test_code_readme_restricting_the_weights_is_an_error(tmp_path) -> None:
     assert ("LIC020", "error", "code", "README.md", 5) in rows(report)
 
 
+def test_a_restriction_on_the_training_data_is_not_charged_to_the_weights(tmp_path) -> None:
+    card = (
+        "---\nlicense: apache-2.0\n---\n# Owl\n\n"
+        "The training data is for non-commercial research use only.\n"
+    )
+    report = audit_json(AuditRequest(target=str(_repo(tmp_path, "model", card))))
+    items = [s for s in report["facts"]["license"]["statements"] if s["kind"] == "restriction"]
+    assert {(s["category"], s["about"], s["line"]) for s in items} == {
+        ("non_commercial", "data", 6),
+        ("research_only", "data", 6),
+    }
+    assert not {r for r in rows(report) if r[0] == "LIC020"}
+
+
 def test_a_restriction_agreeing_with_a_non_commercial_licence_is_no_finding(tmp_path) -> None:
     card = "---\nlicense: cc-by-nc-4.0\n---\n# Owl\n\n仅供学术研究使用，非商业用途。\n"
     folder = _repo(tmp_path, "model", card)

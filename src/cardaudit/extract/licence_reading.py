@@ -64,6 +64,7 @@ class StatementTable:
     model_objects: Terms
     code_objects: Terms
     project_objects: Terms
+    data_objects: Terms
     upstream: Terms
     aup: Terms
     mau: Terms
@@ -115,6 +116,7 @@ def statement_table() -> StatementTable:
         model_objects=Terms.of(data.get("model_objects")),
         code_objects=Terms.of(data.get("code_objects")),
         project_objects=Terms.of(data.get("project_objects")),
+        data_objects=Terms.of(data.get("data_objects")),
         upstream=Terms.of(data.get("upstream_words")),
         aup=Terms.of((data.get("aup") or {}).get("terms")),
         mau=Terms.of((data.get("mau") or {}).get("terms")),
@@ -195,12 +197,15 @@ def _permitted(sentence: str, term: re.Match[str], window: int) -> bool:
 
 
 def about(sentence: str, repo: str) -> str:
-    """What a sentence governs: ``model``, ``code`` or ``project``."""
+    """What a sentence governs: ``model``, ``project``, ``data`` or ``code`` (the first the
+    sentence names, in that order; unnamed: the model in a card, the code in a code README)."""
     table = statement_table()
     if table.model_objects.find(sentence):
         return "model"
     if table.project_objects.find(sentence):
         return "project"
+    if table.data_objects.find(sentence):
+        return "data"
     if table.code_objects.find(sentence):
         return "code"
     return "model" if repo == "model" else "code"
