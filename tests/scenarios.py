@@ -1,5 +1,6 @@
 """Fixture scenarios: each ``fixtures/<name>/`` holds ``model/`` and optionally ``code/``,
-``base/`` and a ``scenario.yaml`` with extra audit arguments.
+``base/`` and a ``scenario.yaml`` with extra audit arguments (``bases: [folder, …]`` gives
+several base models, one ``--base`` each).
 
 ``previous_audit: {report: FILE, audited_at: TIME}`` in ``scenario.yaml`` seeds a fresh
 tracking store with that JSON report as the model's previous audit, and audits the scenario
@@ -88,10 +89,13 @@ def scenario_request(name: str) -> AuditRequest:
         model = git_checkout(name, settings["git_config"])
     code = folder / "code" if (folder / "code").is_dir() else None
     base = folder / "base" if (folder / "base").is_dir() else None
+    bases: str | tuple[str, ...] | None = str(base) if base and settings.get("base", True) else None
+    if settings.get("bases"):  # several parents (a merge): one --base each
+        bases = tuple(str(folder / name) for name in settings["bases"])
     return AuditRequest(
         target=str(model),
         code=str(code) if code and settings.get("code", True) else None,
-        base=str(base) if base and settings.get("base", True) else None,
+        base=bases,
         base_depth=settings.get("base_depth"),
         code_discovery=settings.get("code_discovery"),
     )

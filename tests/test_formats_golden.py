@@ -17,7 +17,7 @@ import pytest
 from cardaudit.model import Report
 from cardaudit.reporters import output_name, render
 from cardaudit.sources import AuditRequest
-from scenarios import FIXTURES, GOLDEN, ROOT, scenario_names, scenario_report
+from scenarios import FIXTURES, GOLDEN, ROOT, scenario_names, scenario_report, scenario_settings
 
 FORMATS = ("sarif", "markdown", "html", "spdx", "cyclonedx", "badge", "shields")
 EPOCH = "1767225600"  # 2026-01-01T00:00:00Z
@@ -32,12 +32,15 @@ def relative_report(name: str) -> Report:
     """
     folder = FIXTURES / name
     rel = f"fixtures/{name}"
+    base: str | tuple[str, ...] | None = f"{rel}/base" if (folder / "base").is_dir() else None
+    if scenario_settings(name).get("bases"):  # several parents, one --base each
+        base = tuple(f"{rel}/{folder_name}" for folder_name in scenario_settings(name)["bases"])
     return scenario_report(
         name,
         AuditRequest(
             target=f"{rel}/model",
             code=f"{rel}/code" if (folder / "code").is_dir() else None,
-            base=f"{rel}/base" if (folder / "base").is_dir() else None,
+            base=base,
         ),
     )
 

@@ -117,9 +117,11 @@ def audit(
         ),
     ] = None,
     base: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
-            "--base", help="The base model: a directory or a Hub repo id (overrides the card)."
+            "--base",
+            help="A base model: a directory or a Hub repo id (overrides the card); repeat it "
+            "for each parent of a merge.",
         ),
     ] = None,
     output_format: Annotated[
@@ -244,7 +246,7 @@ def audit(
         request = AuditRequest(
             target=target,
             code=code,
-            base=base,
+            base=tuple(base or ()),
             revision=revision,
             base_depth=base_depth,
             code_discovery=code_discovery,

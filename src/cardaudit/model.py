@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
-Outcome = Literal["pass", "fail", "not_applicable", "error"]
+Outcome = Literal["pass", "fail", "not_applicable", "not_checked", "error"]
 SEVERITY_RANK: Mapping[str, int] = MappingProxyType({"info": 0, "warning": 1, "error": 2})
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
@@ -341,6 +341,14 @@ class LicenceFacts:
     prose: tuple[Mapping[str, Any], ...] = ()
     notices: tuple[str, ...] = ()
     base: tuple[Mapping[str, Any], ...] = ()
+    #: Who publishes: ``{org, role: licensor|redistributor|unknown, evidence: [...]}``.
+    publisher: Mapping[str, Any] | None = None
+    #: Licence statements in any form: ``{kind, text, path, line, repo, licence?, ...}``.
+    statements: tuple[Mapping[str, Any], ...] = ()
+    #: Terms beside the licence: ``{kind: aup|gating|registration|mau|territory|...}``.
+    additional_terms: tuple[Mapping[str, Any], ...] = ()
+    #: What adopting the model obliges one to do: ``{duty, detail, source, binds}``.
+    obligations: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -466,9 +474,13 @@ class Finding:
 
 @dataclass(frozen=True)
 class CheckRun:
+    """How one rule's check ended. ``not_checked``: the rule concerns this repo but an input
+    is missing (``note`` says which, ``fix`` how to supply it); never a pass."""
+
     rule_id: str
     outcome: Outcome
     note: str | None = None
+    fix: str | None = None
 
 
 @dataclass(frozen=True)
@@ -477,6 +489,8 @@ class Summary:
     warning: int
     info: int
     suppressed: int
+    #: Rules that concern the repo but could not be checked (an input was missing).
+    not_checked: int = 0
 
 
 @dataclass(frozen=True)
@@ -498,6 +512,7 @@ class Report:
             warning=counts["warning"],
             info=counts["info"],
             suppressed=len(self.suppressed),
+            not_checked=sum(1 for run in self.checks if run.outcome == "not_checked"),
         )
 
     def worst_severity(self) -> Severity | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cardaudit.checks.registry import NotApplicable, registered_checks
+from cardaudit.checks.registry import NotApplicable, NotChecked, registered_checks
 from cardaudit.checks.waivers import EXPIRED_WAIVER_RULE, expired_waiver_hit
 from cardaudit.extract import FactOptions, build_facts
 from cardaudit.model import CheckRun, Evidence, Facts, Finding, Report
@@ -26,6 +26,9 @@ def run_checks(
             hits = list(checks[rule_id](evidence, facts, rule))
         except NotApplicable as reason:
             runs.append(CheckRun(rule_id, "not_applicable", str(reason) or None))
+            continue
+        except NotChecked as missing:
+            runs.append(CheckRun(rule_id, "not_checked", missing.reason, missing.fix))
             continue
         except Exception as exc:  # a bug in one check must not hide the others' findings
             runs.append(CheckRun(rule_id, "error", f"{type(exc).__name__}: {exc}"))

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
+from cardaudit.checks.base_inputs import checked_or_missing, require_bases
 from cardaudit.checks.registry import NotApplicable, check
 from cardaudit.extract.licence_table import LicenceInfo, expression_ids, lookup, same_licence
+from cardaudit.extract.licensor import basis, duty_context, is_licensor, link_into_repo, repo_org
 from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule
 
@@ -36,16 +39,33 @@ def _contains(haystack: str, needle: str) -> bool:
     return bool(words) and " ".join(words) in " ".join(_words(haystack))
 
 
-def _repo_org(evidence: Evidence) -> str:
-    ident = evidence.repo.id.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-    if "__" in ident:  # a local copy named owner__name
-        return ident.split("__", 1)[0].lower()
-    parts = evidence.repo.id.split("/")
-    return parts[-2].lower() if len(parts) >= 2 else ""
+def _is_licensor(evidence: Evidence, facts: Facts, info: LicenceInfo) -> bool:
+    """Whether the publisher is the licensor of ``info`` (extract/licensor.py decides, with
+    evidence; the licence table's licensor orgs when that fact is missing)."""
+    if facts.license.publisher is not None:
+        return is_licensor(facts.license.publisher, info)
+    return repo_org(evidence) in {org.lower() for org in info.licensor_orgs}
 
 
-def _is_licensor(evidence: Evidence, info: LicenceInfo) -> bool:
-    return _repo_org(evidence) in {org.lower() for org in info.licensor_orgs}
+def _licensor_note(evidence: Evidence, facts: Facts, what: str) -> str:
+    """The licensor's version of a missing-terms finding: a warning that says why."""
+    publisher = facts.license.publisher or {}
+    note = (
+        f"; recipients can't find the terms. {publisher.get('org') or 'The publisher'} is the "
+        f"licensor ({basis(publisher)}), so the licence's redistribution duty does not bind "
+        f"this repo, but {what} tells recipients what they may do"
+    )
+    return note + _link_note(evidence, facts)
+
+
+def _link_note(evidence: Evidence, facts: Facts) -> str:
+    """Where the card's ``license_link`` points, when it points into this repo."""
+    target = link_into_repo(evidence, facts.license.declared_link)
+    if target is None:
+        return ""
+    if not evidence.repo.has(target):
+        return f"; the card's `license_link` points to {target} in this repo, which is not there"
+    return f"; the card's `license_link` points to {target} in this repo"
 
 
 def _texts(evidence: Evidence, paths: Sequence[str]) -> str:
@@ -54,57 +74,68 @@ def _texts(evidence: Evidence, paths: Sequence[str]) -> str:
 
 @check("ATT001")
 def licence_text_shipped(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    infos = [
-        i for i in _declared_infos(facts) if i.duty("ship_text") and not _is_licensor(evidence, i)
-    ]
+    infos = [i for i in _declared_infos(facts) if i.duty("ship_text")]
     if not infos:
         raise NotApplicable("declared licence does not require shipping its text")
     declared = _declared_infos(facts)
     files = facts.license.files
     if any(evidence.repo.text(m.path) is None for m in files):
         raise NotApplicable("a licence file could not be read (SRC003)")
-    full = [m for m in files if m.complete and not m.link and (m.identified or m.note is None)]
     for info in infos:
-        if any(
-            m.identified and same_licence(m.identified, info.hub_id) and m.complete for m in files
-        ):
-            continue
-        if any(m.identified is None and m.link is None and m.confidence > 0 for m in files):
-            continue  # an unidentified text (LIC005) may be the licence: not claimed missing
-        if any(
-            m.identified and not any(same_licence(m.identified, d.hub_id) for d in declared)
-            for m in full
-        ):
-            continue  # an undeclared licence ships instead: LIC004 reports the mismatch
-        link = next((m for m in files if m.link), None)
-        part = next((m for m in files if m.identified and not m.complete), None)
-        if link is not None:
-            yield Hit(
-                f"{link.path} holds only a link ({link.link}); {info.name} requires a full copy "
-                "of the licence text, and a link is not a copy",
-                Location(link.path, 1),
-                link.link,
-            )
-        elif part is not None:
-            yield Hit(
-                f"{part.path} holds only part of the {info.name} text; a full copy must ship",
-                Location(part.path, 1),
-            )
-        elif not files:
-            yield Hit(
-                f"{info.name} requires a full copy of the licence with the model, but the repo "
-                "ships no LICENSE file",
-                _card_location(evidence),
-                f"license: {facts.license.declared}",
-            )
-        else:
-            shipped = ", ".join(f"{m.path} ({m.identified})" for m in files)
-            yield Hit(
-                f"{info.name} requires a full copy of the licence with the model; the repo ships "
-                f"{shipped} but no copy of {info.name}",
-                _card_location(evidence),
-                f"license: {facts.license.declared}",
-            )
+        licensor = _is_licensor(evidence, facts, info)
+        for hit in _copy_hits(evidence, facts, info, declared):
+            if licensor:  # the licensor's own repo: hygiene, not a breach
+                note = _licensor_note(evidence, facts, f"a copy of the {info.name}")
+                yield replace(hit, message=hit.message + note, severity="warning")
+            else:
+                context = duty_context(evidence, facts.license.publisher)
+                yield replace(hit, message=hit.message + context + _link_note(evidence, facts))
+
+
+def _copy_hits(
+    evidence: Evidence, facts: Facts, info: LicenceInfo, declared: list[LicenceInfo]
+) -> Iterator[Hit]:
+    """What is missing of ``info``'s text: a link, a part, no file, another licence."""
+    files = facts.license.files
+    full = [m for m in files if m.complete and not m.link and (m.identified or m.note is None)]
+    if any(m.identified and same_licence(m.identified, info.hub_id) and m.complete for m in files):
+        return
+    if any(m.identified is None and m.link is None and m.confidence > 0 for m in files):
+        return  # an unidentified text (LIC005) may be the licence: not claimed missing
+    if any(
+        m.identified and not any(same_licence(m.identified, d.hub_id) for d in declared)
+        for m in full
+    ):
+        return  # an undeclared licence ships instead: LIC004 reports the mismatch
+    link = next((m for m in files if m.link), None)
+    part = next((m for m in files if m.identified and not m.complete), None)
+    if link is not None:
+        yield Hit(
+            f"{link.path} holds only a link ({link.link}); {info.name} requires a full copy "
+            "of the licence text, and a link is not a copy",
+            Location(link.path, 1),
+            link.link,
+        )
+    elif part is not None:
+        yield Hit(
+            f"{part.path} holds only part of the {info.name} text; a full copy must ship",
+            Location(part.path, 1),
+        )
+    elif not files:
+        yield Hit(
+            f"{info.name} requires a full copy of the licence with the model, but the repo "
+            "ships no LICENSE file",
+            _card_location(evidence),
+            f"license: {facts.license.declared}",
+        )
+    else:
+        shipped = ", ".join(f"{m.path} ({m.identified})" for m in files)
+        yield Hit(
+            f"{info.name} requires a full copy of the licence with the model; the repo ships "
+            f"{shipped} but no copy of {info.name}",
+            _card_location(evidence),
+            f"license: {facts.license.declared}",
+        )
 
 
 def _upstream_notices(evidence: Evidence, facts: Facts) -> list[tuple[str, str, str, str]]:
@@ -124,7 +155,16 @@ def _upstream_notices(evidence: Evidence, facts: Facts) -> list[tuple[str, str, 
 
 @check("ATT002")
 def upstream_notice_carried(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    what = "whether the base model's NOTICE is carried"
     upstream = list(_upstream_notices(evidence, facts))
+    if not upstream and not (facts.license.code_repo and evidence.code is not None):
+        require_bases(evidence, what)
+    yield from checked_or_missing(evidence, _notice_hits(evidence, facts, upstream), what)
+
+
+def _notice_hits(
+    evidence: Evidence, facts: Facts, upstream: list[tuple[str, str, str, str]]
+) -> Iterator[Hit]:
     code = facts.license.code_repo
     if code and evidence.code is not None:
         info = lookup(code.get("identified"))
@@ -187,7 +227,7 @@ def _duty_infos(evidence: Evidence, facts: Facts, duty: str) -> list[LicenceInfo
         info = lookup(base.get("declared")) or lookup(base.get("identified"))
         if info is not None and info.duty(duty) and info not in infos:
             infos.append(info)
-    return [i for i in infos if not _is_licensor(evidence, i)]
+    return [i for i in infos if not _is_licensor(evidence, facts, i)]
 
 
 @check("ATT003")
@@ -228,9 +268,29 @@ def attribution_phrase(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator
 @check("ATT005")
 def notice_file(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     infos = _duty_infos(evidence, facts, "notice_text")
-    if not infos:
-        raise NotApplicable("no licence prescribes a Notice text")
+    own = [  # the licensor's repo: a Notice matters only when its licence text is absent too
+        i
+        for i in _declared_infos(facts)
+        if i.duty("notice_text")
+        and _is_licensor(evidence, facts, i)
+        and not any(
+            m.identified and same_licence(m.identified, i.hub_id) for m in facts.license.files
+        )
+    ]
+    if not infos and not own:
+        raise NotApplicable("no licence prescribes a Notice text, or the licensor ships its terms")
     ours = _texts(evidence, facts.license.notices)
+    for info in own:
+        notice = info.duty("notice_text")
+        if not _contains(ours, notice):
+            what = f"the {info.name} Notice (or the licence itself)"
+            yield Hit(
+                f"{info.name} prescribes a Notice text; neither it nor the licence ships"
+                + _licensor_note(evidence, facts, what),
+                _card_location(evidence),
+                notice[:200],
+                severity="warning",
+            )
     for info in infos:
         notice = info.duty("notice_text")
         if _contains(ours, notice):
@@ -241,11 +301,17 @@ def notice_file(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
         else:
             where = _card_location(evidence)
             message = f'{info.name} requires a "Notice" text file holding its notice; none ships'
-        yield Hit(message, where, notice[:200])
+        yield Hit(message + duty_context(evidence, facts.license.publisher), where, notice[:200])
 
 
 @check("ATT006")
 def use_restrictions_passed_on(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    what = "whether the base licence's use restrictions are passed on"
+    require_bases(evidence, what)
+    yield from checked_or_missing(evidence, _restriction_hits(evidence, facts), what)
+
+
+def _restriction_hits(evidence: Evidence, facts: Facts) -> Iterator[Hit]:
     restricted = []
     for base in facts.license.base:
         info = lookup(base.get("declared")) or lookup(base.get("identified"))
@@ -276,6 +342,12 @@ TEMPLATE = re.compile(r"\[yyyy\]|<year>|\[name of copyright owner\]|<copyright h
 
 @check("ATT007")
 def upstream_copyright_kept(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    what = "whether the base model's copyright notices are kept"
+    require_bases(evidence, what)
+    yield from checked_or_missing(evidence, _copyright_hits(evidence, facts), what)
+
+
+def _copyright_hits(evidence: Evidence, facts: Facts) -> Iterator[Hit]:
     statements: list[tuple[str, str, str]] = []
     for base, base_facts in zip(evidence.base, facts.license.base, strict=False):
         info = lookup(base_facts.get("declared")) or lookup(base_facts.get("identified"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from cardaudit.checks.base_inputs import require_bases
 from cardaudit.checks.registry import NotApplicable, check
 from cardaudit.extract.derivation import (
     pair_bases,
@@ -125,6 +126,7 @@ def _relation_location(evidence: Evidence) -> Location:
 def structure_contradicts(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     pairs = [pair for pair in pair_bases(evidence) if pair.evidence is not None]
     if not pairs:
+        require_bases(evidence, "comparing the files with the base model's")
         raise NotApplicable("no base model evidence to compare with")
     relation = relation_of(evidence)
     if relation is None:
@@ -196,6 +198,7 @@ def adapter_targets_missing(evidence: Evidence, facts: Facts, rule: Rule) -> Ite
     pairs = [pair for pair in pair_bases(evidence) if pair.evidence is not None]
     names = frozenset().union(*(structure_of(p.evidence).tensor_names for p in pairs))
     if not names:
+        require_bases(evidence, "checking the adapter's target modules against the base model")
         raise NotApplicable("no base tensor names to compare with")
     text = evidence.repo.text("adapter_config.json")
     for target in adapter_targets(adapter):
@@ -224,6 +227,7 @@ def tokenizer_breaks(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[H
                 Location("tokenizer.json", 1),
             )
     if not found:
+        require_bases(evidence, "comparing the tokenizer with the base model's")
         raise NotApplicable("no tokenizer on both sides")
 
 

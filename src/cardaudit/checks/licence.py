@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from cardaudit.checks.base_inputs import checked_or_missing, require_bases
 from cardaudit.checks.registry import NotApplicable, check
 from cardaudit.extract.licence_table import expression_ids, lookup, normalise_spdx, same_licence
 from cardaudit.model import Evidence, Facts, Hit, Location
@@ -171,11 +172,17 @@ def _base_licence(base: dict) -> str | None:
 
 @check("LIC007")
 def derivative_licence_allowed(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    what = "whether the base licence allows the declared licence"
+    require_bases(evidence, what)
     if not facts.license.base:
         raise NotApplicable("no base model given (--base)")
     declared = _declared_ids(facts)
     if not declared:
         raise NotApplicable("no declared licence")
+    yield from checked_or_missing(evidence, _grant_hits(evidence, facts, declared), what)
+
+
+def _grant_hits(evidence: Evidence, facts: Facts, declared: list[str]) -> Iterator[Hit]:
     for base in facts.license.base:
         base_licence = _base_licence(base)
         info = lookup(base_licence)

@@ -14,6 +14,8 @@ CheckFn = Callable[[Evidence, Facts, Rule], Iterable[Hit]]
 CHECK_MODULES: tuple[str, ...] = (
     "sources",
     "licence",
+    "licence_statements",
+    "base_licence",
     "attribution",
     "derivation",
     "code_attribution",
@@ -30,6 +32,16 @@ _REGISTRY: dict[str, CheckFn] = {}
 
 class NotApplicable(Exception):
     """Raised by a check when its rule does not apply to this repo (e.g. no base model)."""
+
+
+class NotChecked(Exception):
+    """Raised by a check whose rule concerns this repo but an input is missing (a named base
+    model not supplied, a file not captured): the outcome ``not_checked``, never a pass."""
+
+    def __init__(self, reason: str, fix: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.fix = fix
 
 
 def check(rule_id: str) -> Callable[[CheckFn], CheckFn]:

@@ -40,6 +40,7 @@ def build_facts(evidence: Evidence, options: FactOptions | None = None) -> Facts
     from cardaudit.extract.derivation import derivation_facts
     from cardaudit.extract.figures import stated_figures
     from cardaudit.extract.licence import licence_facts
+    from cardaudit.extract.licence_duties import licence_duty_facts
     from cardaudit.extract.promises import promise_facts
     from cardaudit.extract.sizing import sizing_facts
 
@@ -48,6 +49,9 @@ def build_facts(evidence: Evidence, options: FactOptions | None = None) -> Facts
     licence = attempts.run("licence", lambda: licence_facts(evidence), LicenceFacts())
     base_models, lineage_extra = attempts.run(
         "derivation", lambda: derivation_facts(evidence, licence.declared), ((), {})
+    )
+    licence = attempts.run(
+        "licence duties", lambda: licence_duty_facts(evidence, licence, base_models), licence
     )
     options = options or FactOptions()
     figures = attempts.run("figures", lambda: stated_figures(evidence), [])

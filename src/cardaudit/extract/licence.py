@@ -169,12 +169,20 @@ def _code_repo_facts(snapshot: RepoSnapshot) -> dict[str, Any]:
     }
 
 
-def _base_names(metadata: Any, count: int) -> list[str | None]:
-    """The card's ``base_model`` names, one per given base repo when they line up."""
+def _base_names(metadata: Any, bases: tuple[Evidence, ...]) -> list[str | None]:
+    """The card's ``base_model`` name of each given base repo: the name that matches the
+    repo's id, else the name in the same position when the counts line up."""
+    from cardaudit.extract.lineage import same_model
+
     value = metadata.get("base_model") if hasattr(metadata, "get") else None
     names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
     names = [str(name) for name in names]
-    return names if len(names) == count else [None] * count
+    positional = names if len(names) == len(bases) else [None] * len(bases)
+    found: list[str | None] = []
+    for base, fallback in zip(bases, positional, strict=True):
+        ids = (base.repo.id, base.target.id)
+        found.append(next((n for n in names if any(same_model(n, i) for i in ids)), fallback))
+    return found
 
 
 def _base_facts(base: Evidence, name: str | None) -> dict[str, Any]:
@@ -208,8 +216,6 @@ def licence_facts(evidence: Evidence) -> LicenceFacts:
         notices=tuple(notice_files(evidence.repo)),
         base=tuple(
             _base_facts(base, name)
-            for base, name in zip(
-                evidence.base, _base_names(metadata, len(evidence.base)), strict=True
-            )
+            for base, name in zip(evidence.base, _base_names(metadata, evidence.base), strict=True)
         ),
     )

@@ -56,8 +56,13 @@ def verdict(report: Report, fail_on: str = "error") -> Verdict:
         message = plural(summary.error, "error")
     elif summary.warning:
         message = plural(summary.warning, "warning")
+    elif summary.not_checked:  # unchecked is not passed
+        message = f"{summary.not_checked} not checked"
+        return Verdict(message, "lightgrey", worst)
     else:
         message = "passing"
+    if summary.not_checked:
+        message += f", {summary.not_checked} not checked"
     return Verdict(message, BADGE_COLOURS[worst], worst)
 
 
@@ -230,10 +235,19 @@ def extra_rows(report: Report) -> list[tuple[str, str]]:
 
 
 def check_counts(report: Report) -> dict[str, int]:
-    counts = {"pass": 0, "fail": 0, "not_applicable": 0, "error": 0}
+    counts = {"pass": 0, "fail": 0, "not_applicable": 0, "not_checked": 0, "error": 0}
     for run in report.checks:
         counts[run.outcome] = counts.get(run.outcome, 0) + 1
     return counts
+
+
+def not_checked_rows(report: Report) -> list[tuple[str, str, str]]:
+    """(rule id, why it could not be checked, how to supply the input) per not_checked rule."""
+    return [
+        (run.rule_id, run.note or "an input was missing", run.fix or "")
+        for run in report.checks
+        if run.outcome == "not_checked"
+    ]
 
 
 def build_time() -> datetime:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from cardaudit import __version__
-from cardaudit.model import Facts, Report, to_jsonable
+from cardaudit.model import CheckRun, Facts, Report, to_jsonable
 from cardaudit.reporters.common import not_read
 
 SCHEMA_VERSION = "1"
@@ -37,6 +37,10 @@ def facts_to_json(facts: Facts) -> dict[str, Any]:
             "prose": to_jsonable(licence.prose),
             "notices": list(licence.notices),
             "base": to_jsonable(licence.base),
+            "publisher": to_jsonable(licence.publisher),
+            "statements": to_jsonable(licence.statements),
+            "additional_terms": to_jsonable(licence.additional_terms),
+            "obligations": to_jsonable(licence.obligations),
         },
         "parameters": to_jsonable(facts.parameters),
         "memory": to_jsonable(facts.memory),
@@ -52,6 +56,17 @@ def facts_to_json(facts: Facts) -> dict[str, Any]:
     return data
 
 
+def check_to_json(run: CheckRun) -> dict[str, Any]:
+    """One rule's outcome; ``not_checked`` carries ``reason`` and ``fix``."""
+    data: dict[str, Any] = {"rule_id": run.rule_id, "outcome": run.outcome}
+    if run.outcome == "not_checked":
+        data["reason"] = run.note or "an input was missing"
+        data["fix"] = run.fix or ""
+    elif run.note:
+        data["note"] = run.note
+    return data
+
+
 def report_to_json(report: Report) -> dict[str, Any]:
     summary = report.summary
     return {
@@ -59,14 +74,7 @@ def report_to_json(report: Report) -> dict[str, Any]:
         "tool": {"name": "cardaudit", "version": __version__},
         "target": report.target.to_json(),
         "facts": facts_to_json(report.facts),
-        "checks": [
-            {
-                "rule_id": run.rule_id,
-                "outcome": run.outcome,
-                **({"note": run.note} if run.note else {}),
-            }
-            for run in report.checks
-        ],
+        "checks": [check_to_json(run) for run in report.checks],
         "findings": [finding.to_json() for finding in report.findings],
         "suppressed_findings": [finding.to_json() for finding in report.suppressed],
         "not_read": not_read(report),
@@ -75,6 +83,7 @@ def report_to_json(report: Report) -> dict[str, Any]:
             "warning": summary.warning,
             "info": summary.info,
             "suppressed": summary.suppressed,
+            "not_checked": summary.not_checked,
         },
     }
 

@@ -173,6 +173,20 @@ def report_to_sarif(report: Report) -> dict[str, Any]:
         for run in report.checks
         if run.outcome == "error"
     ]
+    failed = bool(notifications)
+    notifications += [
+        {
+            "level": "warning",
+            "message": {
+                "text": f"check {run.rule_id} not checked: {run.note}"
+                + (f" Fix: {run.fix}" if run.fix else "")
+            },
+            "descriptor": {"id": run.rule_id},
+            "properties": {"outcome": "not_checked", "reason": run.note, "fix": run.fix},
+        }
+        for run in report.checks
+        if run.outcome == "not_checked"
+    ]
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -186,7 +200,7 @@ def report_to_sarif(report: Report) -> dict[str, Any]:
         "automationDetails": {"id": f"cardaudit/{report.target.id}/"},
         "invocations": [
             {
-                "executionSuccessful": not notifications,
+                "executionSuccessful": not failed,
                 "toolExecutionNotifications": notifications,
             }
         ],

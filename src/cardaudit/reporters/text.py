@@ -5,9 +5,30 @@ from __future__ import annotations
 import io
 
 from cardaudit.model import Report
-from cardaudit.reporters.common import not_read
+from cardaudit.reporters.common import not_checked_rows, not_read
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+BINDS = (
+    ("user", "If you use it"),
+    ("redistributor", "If you pass it on (as it is or as a derivative)"),
+)
+
+
+def _obligations(report: Report) -> str:
+    """What adopting this model obliges you to do: the first thing a lawyer reads."""
+    items = report.facts.license.obligations
+    lines = ["[bold]What adopting this model obliges you to do[/bold]"]
+    if not items:
+        lines.append("  no obligations known (no declared licence the licence table knows)")
+    for binds, title in BINDS:
+        group = [item for item in items if item.get("binds") == binds]
+        if group:
+            lines.append(f"  {title}:")
+        for item in group:
+            lines.append(f"  - {_escape(item['detail'])} [dim]({_escape(item['source'])})[/dim]")
+    return "\n".join(lines) + "\n"
 
 
 def _facts_table(report: Report):
@@ -151,6 +172,7 @@ def render(
             expand=False,
         )
     )
+    console.print(_obligations(report))
     console.print(_facts_table(report))
     console.print()
     sizing = _sizing_table(report)
@@ -166,6 +188,13 @@ def render(
         console.print("No findings.")
     if show_suppressed and report.suppressed:
         console.print(_findings_table(report, report.suppressed, "Suppressed by waivers"))
+    unchecked = not_checked_rows(report)
+    if unchecked:
+        console.print(f"\nNot checked ({len(unchecked)}):")
+        for rule_id, why, fix in unchecked:
+            console.print(f"  {rule_id}: {_escape(why)}")
+            if fix:
+                console.print(f"    fix: {_escape(fix)}")
     gaps = not_read(report)
     if gaps:
         console.print(f"\nNot read ({len(gaps)}):")
@@ -176,6 +205,6 @@ def render(
     ran = len(report.checks)
     console.print(
         f"\n{summary.error} error(s), {summary.warning} warning(s), {summary.info} info; "
-        f"{summary.suppressed} suppressed; {ran} rule(s) ran."
+        f"{summary.suppressed} suppressed; {ran} rule(s) ran, {summary.not_checked} not checked."
     )
     return buffer.getvalue()

@@ -25,7 +25,8 @@ class AuditRequest:
 
     target: str
     code: str | None = None
-    base: str | None = None
+    #: The base model(s): one path / Hub id, or several (the parents of a merge).
+    base: str | tuple[str, ...] | None = None
     revision: str | None = None
     #: Generations of base models fetched from the Hub (None: 3 for Hub targets, 0 for local).
     base_depth: int | None = None
@@ -33,6 +34,14 @@ class AuditRequest:
     code_discovery: bool | None = None
     #: Show a progress display on stderr while fetching.
     progress: bool = False
+
+    @property
+    def bases(self) -> tuple[str, ...]:
+        """Every ``--base`` given, in order, each once (none dropped)."""
+        if self.base is None:
+            return ()
+        given = (self.base,) if isinstance(self.base, str) else tuple(self.base)
+        return tuple(dict.fromkeys(item for item in given if item))
 
 
 def read_local_headers(root: Path, snapshot: RepoSnapshot) -> list[SafetensorsHeader]:
@@ -163,9 +172,10 @@ class _Acquisition:
         if depth is None:
             depth = 0 if is_local else _default_depth()
         base_problems: list[Problem] = []
-        if request.base:
+        if request.bases:
             evidence = replace(
-                evidence, base=(self.explicit_base(request.base, depth, base_problems),)
+                evidence,
+                base=tuple(self.explicit_base(b, depth, base_problems) for b in request.bases),
             )
         elif depth > 0:
             evidence = self.with_bases(evidence, depth, base_problems)

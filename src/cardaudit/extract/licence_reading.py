@@ -1,0 +1,215 @@
+"""How a sentence is read for licence terms: its restriction categories (research-only,
+non-commercial) by modality — a term needs a restricting word near it; a permission not
+negated, or a coordination with its opposite ("commercial and non-commercial purposes"),
+cancels it —, what it governs (model, code, project), and whether it is about another model.
+The words are data in ``rules/tables/licence_statements.yaml``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from cardaudit.rules import load_table
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
+ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Terms:
+    """One alternation of table words: ASCII words matched on word boundaries, CJK anywhere."""
+
+    pattern: re.Pattern[str] | None
+
+    @classmethod
+    def of(cls, words: Sequence[str]) -> Terms:
+        parts = []
+        for word in sorted({str(w) for w in words or ()}, key=len, reverse=True):
+            escaped = re.escape(word).replace(r"\ ", r"[\s_-]+")
+            parts.append(escaped if CJK.search(word) else rf"(?<![\w-]){escaped}(?![\w-])")
+        return cls(re.compile("|".join(parts), re.IGNORECASE) if parts else None)
+
+    def find(self, text: str) -> list[re.Match[str]]:
+        return list(self.pattern.finditer(text)) if self.pattern else []
+
+    def near(self, text: str, start: int, end: int, window: int) -> bool:
+        """Whether a term occurs within ``window`` words (CJK: characters × 2) of [start, end)."""
+        reach = window * 8
+        lo, hi = max(0, start - reach), min(len(text), end + reach)
+        return any(m.end() > lo and m.start() < hi for m in self.find(text))
+
+
+@dataclass(frozen=True)
+class Restriction:
+    category: str
+    terms: Terms
+    markers: Terms
+    window: int
+    restrictive: bool
+
+
+@dataclass(frozen=True)
+class StatementTable:
+    badge_markers: Terms
+    file_stems: tuple[str, ...]
+    restrictions: tuple[Restriction, ...]
+    permissions: Terms
+    negations: Terms
+    opposites: Mapping[str, Terms]
+    coordinators: Terms
+    model_objects: Terms
+    code_objects: Terms
+    project_objects: Terms
+    data_objects: Terms
+    upstream: Terms
+    aup: Terms
+    mau: Terms
+    territory: Terms
+    territory_markers: Terms
+    territory_window: int
+    registration_fields: Terms
+    gating_keys: tuple[str, ...]
+    licence_sections: Terms
+    #: First words (ASCII) and whole terms (CJK) of every term any reading looks for: a
+    #: sentence with none of them is skipped at once.
+    trigger_words: frozenset[str]
+    trigger_cjk: tuple[str, ...]
+
+    def may_hold_a_term(self, text: str) -> bool:
+        if any(term in text for term in self.trigger_cjk):
+            return True
+        return not self.trigger_words.isdisjoint(ASCII_WORD.findall(text.lower()))
+
+
+@cache
+def statement_table() -> StatementTable:
+    data = load_table("licence_statements")
+    restrictions = tuple(
+        Restriction(
+            category=str(spec.get("category") or name),
+            terms=Terms.of(spec.get("terms")),
+            markers=Terms.of(spec.get("markers") or ()),
+            window=int(spec.get("window", 6)),
+            restrictive=bool(spec.get("restrictive", False)),
+        )
+        for name, spec in (data.get("restrictions") or {}).items()
+    )
+    territory = data.get("territory") or {}
+    triggers = [
+        *(t for spec in (data.get("restrictions") or {}).values() for t in spec["terms"]),
+        *((data.get("aup") or {}).get("terms") or ()),
+        *((data.get("mau") or {}).get("terms") or ()),
+        *(territory.get("terms") or ()),
+    ]
+    return StatementTable(
+        badge_markers=Terms.of(data.get("badge_markers")),
+        file_stems=tuple(str(s).lower() for s in data.get("licence_file_stems") or ()),
+        restrictions=restrictions,
+        permissions=Terms.of(data.get("permission_markers") or ()),
+        negations=Terms.of(data.get("negations") or ()),
+        opposites={k: Terms.of(v) for k, v in (data.get("opposites") or {}).items()},
+        coordinators=Terms.of(data.get("coordinators") or ()),
+        model_objects=Terms.of(data.get("model_objects")),
+        code_objects=Terms.of(data.get("code_objects")),
+        project_objects=Terms.of(data.get("project_objects")),
+        data_objects=Terms.of(data.get("data_objects")),
+        upstream=Terms.of(data.get("upstream_words")),
+        aup=Terms.of((data.get("aup") or {}).get("terms")),
+        mau=Terms.of((data.get("mau") or {}).get("terms")),
+        territory=Terms.of(territory.get("terms")),
+        territory_markers=Terms.of(territory.get("markers")),
+        territory_window=int(territory.get("window", 8)),
+        registration_fields=Terms.of((data.get("registration") or {}).get("fields")),
+        gating_keys=tuple(data.get("gating_keys") or ()),
+        licence_sections=Terms.of(data.get("licence_sections")),
+        trigger_words=frozenset(
+            ASCII_WORD.findall(str(t).lower())[0] for t in triggers if not CJK.search(str(t))
+        ),
+        trigger_cjk=tuple(str(t) for t in triggers if CJK.search(str(t))),
+    )
+
+
+# --------------------------------------------------------------------------- sentences
+
+
+def split_sentences(text: str) -> list[tuple[int, str]]:
+    """(offset, sentence) pairs; Western and CJK sentence ends."""
+    parts, start = [], 0
+    for match in SENTENCE.finditer(text):
+        parts.append((start, text[start : match.start()]))
+        start = match.end()
+    parts.append((start, text[start:]))
+    return [(offset, part) for offset, part in parts if part.strip()]
+
+
+def restrictions_in(sentence: str) -> list[str]:
+    """The restriction categories a sentence states (research_only, non_commercial, …)."""
+    table = statement_table()
+    found: list[str] = []
+    for spec in table.restrictions:
+        for term in spec.terms.find(sentence):
+            marked = spec.markers.near(sentence, term.start(), term.end(), spec.window)
+            if not (spec.restrictive or marked) or _permitted(sentence, term, spec.window):
+                continue
+            if _coordinated(sentence, term, spec.category):
+                continue
+            if spec.category not in found:
+                found.append(spec.category)
+            break
+    return found
+
+
+def _coordinated(sentence: str, term: re.Match[str], category: str) -> bool:
+    """Whether the term is joined by "and" / "or" to its opposite ("commercial and
+    non-commercial purposes"), so that the sentence restricts nothing."""
+    table = statement_table()
+    opposite = table.opposites.get(category)
+    if opposite is None:
+        return False
+    for match in opposite.find(sentence):
+        if match.start() >= term.start() and match.end() <= term.end():
+            continue  # "commercial" inside "non-commercial"
+        lo, hi = sorted(
+            (match.end(), term.start())
+            if match.end() <= term.start()
+            else (term.end(), match.start())
+        )
+        between = sentence[lo:hi]
+        if len(between) <= 12 and table.coordinators.find(between):
+            return True
+    return False
+
+
+def _permitted(sentence: str, term: re.Match[str], window: int) -> bool:
+    """A permission near the term that no negation just before it turns round."""
+    table = statement_table()
+    reach = window * 8
+    for match in table.permissions.find(sentence):
+        if match.end() < term.start() - reach or match.start() > term.end() + reach:
+            continue
+        if not table.negations.find(sentence[max(0, match.start() - 12) : match.start()]):
+            return True
+    return False
+
+
+def about(sentence: str, repo: str) -> str:
+    """What a sentence governs: ``model``, ``project``, ``data`` or ``code`` (the first the
+    sentence names, in that order; unnamed: the model in a card, the code in a code README)."""
+    table = statement_table()
+    if table.model_objects.find(sentence):
+        return "model"
+    if table.project_objects.find(sentence):
+        return "project"
+    if table.data_objects.find(sentence):
+        return "data"
+    if table.code_objects.find(sentence):
+        return "code"
+    return "model" if repo == "model" else "code"
+
+
+def is_upstream(sentence: str) -> bool:
+    return bool(statement_table().upstream.find(sentence))

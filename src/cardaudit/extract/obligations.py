@@ -1,0 +1,126 @@
+"""What adopting this model obliges you to do: the conditions of the declared licence, of the
+base models' licences, of the parents' likely licences and of the additional terms the repo
+states — one list a lawyer reads first (``facts.license.obligations``).
+
+Sentences and who each duty binds are data (``rules/tables/obligations.yaml``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from typing import Any
+
+from cardaudit.extract.base_family import LikelyParent
+from cardaudit.extract.licence_table import LicenceInfo, expression_ids, lookup
+from cardaudit.model import LicenceFacts
+from cardaudit.rules import load_table
+
+
+@cache
+def _table() -> Mapping[str, Any]:
+    return load_table("obligations")
+
+
+def _format(template: str, **values: Any) -> str:
+    text = str(template)
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", str(value))
+    return " ".join(text.split())
+
+
+def licence_obligations(info: LicenceInfo, source: str) -> list[dict[str, Any]]:
+    """The duties of one licence table entry, as obligations."""
+    table = _table()
+    found = []
+    family = (table.get("families") or {}).get(info.family)
+    if family:
+        found.append(
+            {
+                "duty": family["duty"],
+                "detail": _format(family["detail"], name=info.name),
+                "source": source,
+                "binds": family["binds"],
+            }
+        )
+    for duty, value in info.duties.items():
+        spec = (table.get("duties") or {}).get(duty)
+        if not spec or not value:
+            continue
+        if duty == "ship_text" and info.duty("link_licence"):
+            continue  # a link suffices: the link_licence sentence says so
+        found.append(
+            {
+                "duty": duty,
+                "detail": _format(spec["detail"], name=info.name, value=value),
+                "source": source,
+                "binds": spec["binds"],
+            }
+        )
+    for item in (table.get("licences") or {}).get(info.hub_id) or ():
+        found.append({**item, "detail": _format(item["detail"]), "source": source})
+    return found
+
+
+def _where(item: Mapping[str, Any]) -> str:
+    where = f"{item['path']}:{item['line']}" if item.get("line") else str(item.get("path"))
+    return where if item.get("repo", "model") == "model" else f"{item['repo']}:{where}"
+
+
+def term_obligations(terms: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Obligations from the additional terms found in the card, code README and gating."""
+    table = _table().get("terms") or {}
+    grouped: dict[str, list[Mapping[str, Any]]] = {}
+    for term in terms:
+        if term["kind"] in table:
+            grouped.setdefault(term["kind"], []).append(term)
+    found = []
+    for kind, items in grouped.items():  # one obligation per kind, every place it is stated
+        spec = table[kind]
+        first = items[0]["text"]
+        text = first if len(first) <= 160 else first[:159] + "…"
+        places = list(dict.fromkeys(_where(item) for item in items))
+        source = ", ".join(places[:4]) + (f" (+{len(places) - 4} more)" if len(places) > 4 else "")
+        found.append(
+            {
+                "duty": spec["duty"],
+                "detail": _format(spec["detail"], text=text),
+                "source": source,
+                "binds": spec["binds"],
+            }
+        )
+    return found
+
+
+def obligation_facts(
+    licence: LicenceFacts,
+    terms: Sequence[Mapping[str, Any]],
+    likely: Sequence[LikelyParent] = (),
+) -> tuple[dict[str, Any], ...]:
+    """The obligations list, each (duty, detail) once, declared licence first."""
+    found: list[dict[str, Any]] = []
+    for hub_id in expression_ids(licence.declared):
+        info = lookup(hub_id)
+        if info is not None:
+            found += licence_obligations(info, f"declared licence {hub_id} (licence table)")
+    for base in licence.base:
+        info = lookup(base.get("declared")) or lookup(base.get("identified"))
+        if info is not None:
+            found += licence_obligations(info, f"base model {base.get('name')}: {info.hub_id}")
+    for parent in likely:
+        info = lookup(parent.family.licence)
+        if info is not None:
+            source = (
+                f"likely {parent.family.name} parent {parent.ref.id} (inferred from its "
+                f"{'id' if parent.basis == 'id' else 'card line'}; not verified)"
+            )
+            found += licence_obligations(info, source)
+    found += term_obligations(terms)
+    unique: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for item in found:
+        key = (item["duty"], item["detail"])
+        if key not in seen:
+            seen.add(key)
+            unique.append(item)
+    return tuple(unique)
