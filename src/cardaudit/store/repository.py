@@ -454,7 +454,9 @@ def _load(
     starts = [
         row.id
         for index, row in enumerate(rows)
-        if index == 0 or row.content_digest is None or row.content_digest != rows[index - 1][-1]
+        if index == 0
+        or row.content_digest is None
+        or row.content_digest != rows[index - 1].content_digest
     ]
     every = newest is None and len(starts) == len(rows)
     loaded = _content(session, starts, where if every else None)
