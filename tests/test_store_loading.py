@@ -163,3 +163,15 @@ def test_diff_reads_only_the_two_audits_it_compares(
     data = json.loads(picked.stdout)
     assert [f["message"] for f in data["findings_added"]] == ["b"]
     assert [p["item"] for p in data["promises"]["delivered"]] == ["the weights"]
+
+
+def test_summary_columns_are_the_first_fields_of_a_record() -> None:
+    """Records are built positionally from the summary columns."""
+    from dataclasses import fields
+
+    from cardaudit.store.records import AuditRecord
+    from cardaudit.store.repository import SUMMARY_COLUMNS
+
+    names = [f.name for f in fields(AuditRecord)]
+    assert names[: len(SUMMARY_COLUMNS)] == list(SUMMARY_COLUMNS)
+    assert names[len(SUMMARY_COLUMNS) :] == ["findings", "promises", "deliveries"]

@@ -11,7 +11,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -493,7 +493,9 @@ def _load(
     starts = [
         row.id
         for index, row in enumerate(rows)
-        if index == 0 or row.content_digest is None or row.content_digest != rows[index - 1][-1]
+        if index == 0
+        or row.content_digest is None
+        or row.content_digest != rows[index - 1].content_digest
     ]
     every = newest is None and len(starts) == len(rows)
     loaded = _content(session, starts, where if every else None)
@@ -501,14 +503,7 @@ def _load(
     for row in rows:
         current = loaded.get(row.id, current)
         assert current is not None  # the first row always starts a run
-        records.append(
-            replace(
-                _summary(row),
-                findings=current.findings,
-                promises=current.promises,
-                deliveries=current.deliveries,
-            )
-        )
+        records.append(_summary(row, current))
     return records
 
 
@@ -567,35 +562,30 @@ def _rows(
     return found
 
 
-def _summary(row: Any) -> AuditRecord:
-    return AuditRecord(
-        id=row.id,
-        target_key=row.target_key,
-        target_kind=row.target_kind,
-        target_id=row.target_id,
-        revision=row.revision,
-        audited_at=_aware(row.audited_at),
-        tool_version=row.tool_version,
-        licence_declared=row.licence_declared,
-        licence_spdx=row.licence_spdx,
-        errors=row.errors,
-        warnings=row.warnings,
-        infos=row.infos,
-    )
+#: Where ``audited_at`` sits among :data:`SUMMARY_COLUMNS` (SQLite hands it back naive).
+_AUDITED_AT = SUMMARY_COLUMNS.index("audited_at")
+
+
+def _summary(row: Any, content: _Content | None = None) -> AuditRecord:
+    """The record of a summary row, with ``content`` when it was read. Positional: the
+    row starts with :data:`SUMMARY_COLUMNS`, which are the first fields of
+    :class:`AuditRecord` in the same order (a history of 10,000 audits builds 10,000)."""
+    values = list(tuple(row)[: len(SUMMARY_COLUMNS)])
+    values[_AUDITED_AT] = _aware(values[_AUDITED_AT])
+    if content is not None:
+        values += (content.findings, content.promises, content.deliveries)
+    return AuditRecord(*values)
 
 
 def record_of_row(row: AuditRow) -> AuditRecord:
     """The record of an ORM audit row whose findings and promises are loaded (the queries of
     :mod:`cardaudit.store.queries` that need the whole report load rows this way)."""
-    return replace(
-        _summary(row),
-        findings=tuple(
-            FindingRecord(**{name: getattr(f, name) for name in FINDING_COLUMNS})
-            for f in row.findings
-        ),
-        promises=tuple(
-            PromiseRecord(**{name: getattr(p, name) for name in PROMISE_COLUMNS})
-            for p in row.promises
-        ),
-        deliveries=row.deliveries,
+    values = [getattr(row, name) for name in SUMMARY_COLUMNS]
+    values[_AUDITED_AT] = _aware(values[_AUDITED_AT])
+    findings = tuple(
+        FindingRecord(**{name: getattr(f, name) for name in FINDING_COLUMNS}) for f in row.findings
     )
+    promises = tuple(
+        PromiseRecord(**{name: getattr(p, name) for name in PROMISE_COLUMNS}) for p in row.promises
+    )
+    return AuditRecord(*values, findings, promises, row.deliveries)
