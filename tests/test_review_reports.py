@@ -225,3 +225,17 @@ def test_html_escapes_card_text_in_every_field(clean: Report, field: str):
     page = render(report, "html")
     assert "<img" not in page and "<details>" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_obligations_as_dataclasses_render_too(clean: Report):
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Obligation:
+        duty: str
+        detail: str
+        source: str
+        binds: str
+
+    extra = {**clean.facts.extra, "obligations": (Obligation("Give credit", "d", "s", "user"),)}
+    report = dataclasses.replace(clean, facts=dataclasses.replace(clean.facts, extra=extra))
+    page = render(report, "html")
+    assert "Give credit" in page and "anyone who uses the model" in page

@@ -178,6 +178,13 @@ def _groups(report: Report) -> tuple[FindingGroup, ...]:
 # --------------------------------------------------------------------------- licence
 
 
+def _fields(item: Any, names: tuple[str, ...]) -> Mapping[str, Any]:
+    """A JSON object (facts read back from a store) or a dataclass (facts from this run)."""
+    if isinstance(item, Mapping):
+        return item
+    return {name: getattr(item, name, None) for name in names}
+
+
 def _obligations(report: Report) -> tuple[Mapping[str, str], ...]:
     """``facts.license.obligations`` (what adopting the model obliges you to do) when the
     audit produced it; each row says who it binds in words."""
@@ -185,7 +192,7 @@ def _obligations(report: Report) -> tuple[Mapping[str, str], ...]:
     items = getattr(licence, "obligations", None) or report.facts.extra.get("obligations") or ()
     rows = []
     for item in items:
-        data = item if isinstance(item, Mapping) else getattr(item, "__dict__", {})
+        data = _fields(item, ("duty", "detail", "source", "binds"))
         binds = str(data.get("binds") or "")
         rows.append(
             {
@@ -252,7 +259,7 @@ def _additional_terms(report: Report) -> tuple[tuple[str, str, str], ...]:
     terms = getattr(report.facts.license, "additional_terms", None) or ()
     rows = []
     for term in terms:
-        data = term if isinstance(term, Mapping) else getattr(term, "__dict__", {})
+        data = _fields(term, ("kind", "text", "path", "line"))
         kind = str(data.get("kind") or "")
         where = f"{data.get('path') or ''}:{data.get('line') or ''}".strip(":")
         rows.append((TERM_KINDS.get(kind, kind.replace("_", " ")), str(data.get("text")), where))
