@@ -223,6 +223,9 @@ class FakeHub:
         self.without_safetensors_totals: set[str] = set()
         self._totals: dict[str, dict[str, Any] | None] = {}
         self._lock = threading.Lock()
+        #: Bumped by reset(): a request that began in an earlier test (a delayed fault still
+        #: sleeping when its test ended) is not logged into the next test's log.
+        self.generation = 0
         self.hub = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self, cdn=False))
         self.cdn = ThreadingHTTPServer(("127.0.0.2", 0), _handler(self, cdn=True))
         for server in (self.hub, self.cdn):
@@ -244,6 +247,7 @@ class FakeHub:
 
     def reset(self) -> None:
         with self._lock:
+            self.generation += 1
             self.repos.clear()
             self.log.clear()
             self.faults.clear()
@@ -332,9 +336,10 @@ class FakeHub:
             if e.method == "GET" and unquote(e.path).endswith(LFS_SUFFIXES)
         )
 
-    def record(self, entry: LogEntry) -> None:
+    def record(self, entry: LogEntry, generation: int | None = None) -> None:
         with self._lock:
-            self.log.append(entry)
+            if generation is None or generation == self.generation:
+                self.log.append(entry)
 
     def take_fault(self, path: str) -> Fault | None:
         with self._lock:
@@ -445,7 +450,8 @@ class _HubHandler(BaseHTTPRequestHandler):
                 self.headers.get("Range"),
                 self.headers.get("Authorization"),
                 sent,
-            )
+            ),
+            getattr(self, "_generation", None),
         )
         self.send_response(status)
         headers = dict(headers or {})
@@ -482,6 +488,7 @@ class _HubHandler(BaseHTTPRequestHandler):
         return value[7:] if value.lower().startswith("bearer ") else None
 
     def _dispatch(self, head: bool) -> None:
+        self._generation = self.hub.generation
         fault = self.hub.take_fault(self.path)
         if fault is not None:
             if fault.delay:

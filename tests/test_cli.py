@@ -109,3 +109,13 @@ def test_shell_completion_script() -> None:
     result = runner.invoke(app, ["--show-completion", "bash"])
     assert result.exit_code == 0
     assert "_CARDAUDIT_COMPLETE=complete_bash" in result.output
+
+
+def test_rules_listing_is_one_line_per_rule_off_a_terminal() -> None:
+    import re
+
+    from cardaudit.rules import load_rules
+
+    lines = runner.invoke(app, ["rules"]).stdout.splitlines()
+    assert len(lines) == len(load_rules())
+    assert all(re.match(r"^[A-Z]{3}\d{3} (error|warning|info) \S", line) for line in lines)

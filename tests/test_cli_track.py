@@ -146,3 +146,12 @@ def test_every_store_command_says_which_store_it_uses(tmp_path: Path) -> None:
         assert result.exit_code in (0, 1), result.output
         assert said in result.stderr, command
         assert said not in result.stdout
+
+
+def test_audit_record_names_its_store_once(tmp_path: Path) -> None:
+    db = tmp_path / "store.db"
+    model = copy_model("apache-link-only", tmp_path)
+    result = runner.invoke(app, ["audit", str(model), "--record", "--db", str(db), "-f", "json"])
+    assert result.exit_code in (0, 1), result.output
+    assert result.stderr.count(f"sqlite:///{db}") == 1
+    assert f"recorded audit #1 in sqlite:///{db}" in result.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -275,3 +276,20 @@ def test_the_retry_loop_is_tenacitys_and_honours_retry_after_dates() -> None:
     assert 25 <= waits[0] <= 30 and waits[1] == hub_client.BACKOFF_SECONDS * 2
     with pytest.raises(Answer):  # not transient: no retry, the error itself comes back
         hub_client.retry_policy(3)(lambda: (_ for _ in ()).throw(Answer(404, {})))
+
+
+def test_a_request_from_an_earlier_test_is_not_logged_in_the_next(hub: FakeHub) -> None:
+    """A delayed fault still sleeping when its test ends must not appear in the next test's
+    log (under pytest -n the next test starts right away)."""
+    import threading
+    import urllib.request
+
+    hub.fault(r"^/api/models/", 200, delay=0.3)
+    request = threading.Thread(
+        target=lambda: urllib.request.urlopen(f"{hub.endpoint}/api/models/org/m", timeout=5).read()
+    )
+    request.start()
+    time.sleep(0.1)
+    hub.reset()  # what the autouse fixture does before the next test
+    request.join()
+    assert hub.log == []

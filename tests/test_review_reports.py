@@ -227,3 +227,35 @@ def test_html_escapes_card_text_in_every_field(clean: Report, field: str):
     page = render(report, "html")
     assert "<img" not in page and "<details>" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_obligations_as_dataclasses_render_too(clean: Report):
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Obligation:
+        duty: str
+        detail: str
+        source: str
+        binds: str
+
+    extra = {**clean.facts.extra, "obligations": (Obligation("Give credit", "d", "s", "user"),)}
+    report = dataclasses.replace(clean, facts=dataclasses.replace(clean.facts, extra=extra))
+    page = render(report, "html")
+    assert "Give credit" in page and "anyone who uses the model" in page
+
+
+def test_card_text_in_facts_is_escaped_in_both_reports(clean: Report):
+    from cardaudit.model import BaseModelRef, Claim, Promise
+
+    facts = dataclasses.replace(
+        clean.facts,
+        license=dataclasses.replace(clean.facts.license, declared=HOSTILE, declared_name=HOSTILE),
+        base_models=(BaseModelRef(HOSTILE, HOSTILE, "card"),),
+        promises=(Promise(HOSTILE, "other", HOSTILE, 3, "missing", item=HOSTILE),),
+        claims=(Claim("benchmark", HOSTILE, "README.md", 5, missing=(HOSTILE,)),),
+    )
+    report = dataclasses.replace(clean, facts=facts)
+    page = render(report, "html")
+    assert "<img" not in page and "<details>" not in page and "onerror=alert(1)>" not in page
+    html = _rendered(render(report, "markdown"))
+    assert "<img" not in html and "<details><summary>x" not in html
+    assert not re.search(r'<a href="https?://evil', html)

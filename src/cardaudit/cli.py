@@ -308,7 +308,12 @@ def rules(
     ] = "text",
 ) -> None:
     """List every rule, or explain one."""
-    from cardaudit.reporters.rules import render_rule, render_rule_list, rules_json
+    from cardaudit.reporters.rules import (
+        render_rule,
+        render_rule_lines,
+        render_rule_list,
+        rules_json,
+    )
     from cardaudit.rules import load_rules
 
     if output_format not in ("text", "json"):
@@ -325,6 +330,8 @@ def rules(
         selected = [rule]
     if output_format == "json":
         sys.stdout.write(rules_json(selected, single=rule_id is not None))
+    elif rule_id is None and not sys.stdout.isatty():  # a table only for a person
+        sys.stdout.write(render_rule_lines(catalogue))
     elif rule_id is None:
         sys.stdout.write(render_rule_list(catalogue, color=_use_color(None), width=_width()))
     else:

@@ -65,13 +65,14 @@ def _check_format(output_format: str, formats: tuple[str, ...] = FORMATS) -> Non
         raise UsageError(f"unknown --format {output_format!r}; choose from {', '.join(formats)}")
 
 
-def _open(db: str | None, *, must_exist: bool = False) -> Store:
+def _open(db: str | None, *, must_exist: bool = False, announce: bool = True) -> Store:
     """Open the store and say on stderr which one it is (``--db``, ``CARDAUDIT_DB`` or the
     default file are easy to confuse); read-only commands need one that exists."""
     from cardaudit.store import Store
 
     store = Store.open(db, must_exist=must_exist)
-    typer.echo(f"cardaudit: store {store.url}", err=True)
+    if announce:
+        typer.echo(f"cardaudit: store {store.url}", err=True)
     return store
 
 
@@ -100,7 +101,7 @@ def audit_recorded(
     """``cardaudit audit --record``: audit against the previous stored audit, then store."""
     from cardaudit.tracking import record_evidence
 
-    with _open(db) as store:
+    with _open(db, announce=False) as store:  # the line below names the store
         recorded = record_evidence(store, evidence, policy, options=options)
         previous = f" (previous: #{recorded.previous_id})" if recorded.previous_id else ""
         typer.echo(

@@ -17,6 +17,7 @@ from urllib.parse import quote
 from cardaudit.model import Finding, Location, Report
 from cardaudit.reporters.common import not_read, plural, rule_title, verdict
 from cardaudit.reporters.lineage_text import lineage_rows as lineage_detail_rows
+from cardaudit.reporters.review_licence import additional_terms, licence_rows, obligations
 from cardaudit.reporters.sizing import sizing_rows
 
 FAMILIES = {
@@ -28,23 +29,10 @@ FAMILIES = {
     "CLM": "Claims",
     "SRC": "Evidence that could not be gathered",
 }
-BINDS = {
-    "user": "anyone who uses the model",
-    "redistributor": "anyone who shares the model or a derivative",
-}
 PROMISE_STATUS = {
     "missing": "not delivered",
     "delivered": "delivered",
     "unknown": "cannot tell whether delivered",
-}
-TERM_KINDS = {
-    "aup": "acceptable-use policy",
-    "gating": "access gated on the Hub",
-    "registration": "registration required",
-    "mau": "monthly-active-user limit",
-    "territory": "territorial restriction",
-    "research_only": "research use only",
-    "non_commercial": "no commercial use",
 }
 
 
@@ -175,90 +163,6 @@ def _groups(report: Report) -> tuple[FindingGroup, ...]:
     return tuple(groups)
 
 
-# --------------------------------------------------------------------------- licence
-
-
-def _obligations(report: Report) -> tuple[Mapping[str, str], ...]:
-    """``facts.license.obligations`` (what adopting the model obliges you to do) when the
-    audit produced it; each row says who it binds in words."""
-    licence = report.facts.license
-    items = getattr(licence, "obligations", None) or report.facts.extra.get("obligations") or ()
-    rows = []
-    for item in items:
-        data = item if isinstance(item, Mapping) else getattr(item, "__dict__", {})
-        binds = str(data.get("binds") or "")
-        rows.append(
-            {
-                "duty": str(data.get("duty") or ""),
-                "detail": str(data.get("detail") or ""),
-                "source": str(data.get("source") or ""),
-                "binds": BINDS.get(binds, binds or "—"),
-            }
-        )
-    return tuple(rows)
-
-
-def _licence_rows(report: Report) -> tuple[tuple[str, str, str], ...]:
-    """(where, licence, what it means) in words."""
-    licence = report.facts.license
-    rows: list[tuple[str, str, str]] = []
-    declared = licence.declared or "no licence declared"
-    said = []
-    if licence.declared_spdx and licence.declared_spdx != licence.declared:
-        said.append(f"SPDX identifier {licence.declared_spdx}")
-    if licence.declared_name:
-        said.append(f"named “{licence.declared_name}”")
-    if licence.declared_link:
-        said.append(f"linked to {licence.declared_link}")
-    rows.append(("model card (license)", declared, "; ".join(said) or "as declared in the card"))
-    for match in licence.files:
-        where = match.path if match.repo == "model" else f"{match.repo} repo: {match.path}"
-        what = match.identified or "not identified"
-        detail = f"identified with {match.confidence:.0%} confidence"
-        if match.also:
-            detail += f"; also contains {', '.join(match.also)}"
-        if not match.complete:
-            detail += "; the text is incomplete"
-        if match.note:
-            detail += f"; {match.note}"
-        rows.append((where, what, detail))
-    code = licence.code_repo
-    if code:
-        rows.append(
-            (
-                f"code repo {code.get('id') or ''}".strip(),
-                str(code.get("identified") or code.get("declared") or "not identified"),
-                "the licence of the code the model is run or trained with",
-            )
-        )
-    for item in licence.prose:
-        identified = item.get("identified") or item.get("text") or "a licence statement"
-        line = item.get("line")
-        rows.append(
-            (f"card prose{f', line {line}' if line else ''}", str(identified), "stated in prose")
-        )
-    for base in licence.base:
-        rows.append(
-            (
-                f"base model {base.get('id') or ''}".strip(),
-                str(base.get("licence") or base.get("declared") or "licence unknown"),
-                "the licence the model is derived under",
-            )
-        )
-    return tuple(rows)
-
-
-def _additional_terms(report: Report) -> tuple[tuple[str, str, str], ...]:
-    terms = getattr(report.facts.license, "additional_terms", None) or ()
-    rows = []
-    for term in terms:
-        data = term if isinstance(term, Mapping) else getattr(term, "__dict__", {})
-        kind = str(data.get("kind") or "")
-        where = f"{data.get('path') or ''}:{data.get('line') or ''}".strip(":")
-        rows.append((TERM_KINDS.get(kind, kind.replace("_", " ")), str(data.get("text")), where))
-    return tuple(rows)
-
-
 # --------------------------------------------------------------------------- facts
 
 
@@ -374,9 +278,9 @@ def build_review(report: Report, fail_on: str = "error") -> Review:
         gate=f"--fail-on {fail_on}",
         counts=tuple(counts),
         checks_line=checks_line,
-        obligations=_obligations(report),
-        licence_rows=_licence_rows(report),
-        additional_terms=_additional_terms(report),
+        obligations=obligations(report),
+        licence_rows=licence_rows(report),
+        additional_terms=additional_terms(report),
         groups=_groups(report),
         suppressed=tuple(fold(report, report.suppressed)),
         not_checked=_not_checked(report),

@@ -37,6 +37,11 @@ def render_rule_list(rules: Mapping[str, Rule], *, color: bool = False, width: i
     return buffer.getvalue()
 
 
+def render_rule_lines(rules: Mapping[str, Rule]) -> str:
+    """``LIC001 error title``, one rule per line: the listing for a pipe (grep, cut)."""
+    return "".join(f"{rule.id} {rule.severity} {rule.title}\n" for rule in rules.values())
+
+
 def render_rule(rule: Rule, *, color: bool = False, width: int = 100) -> str:
     from rich.markup import escape
     from rich.panel import Panel
