@@ -237,8 +237,10 @@ def test_obligations_as_dataclasses_render_too(clean: Report):
         source: str
         binds: str
 
-    extra = {**clean.facts.extra, "obligations": (Obligation("Give credit", "d", "s", "user"),)}
-    report = dataclasses.replace(clean, facts=dataclasses.replace(clean.facts, extra=extra))
+    licence = dataclasses.replace(
+        clean.facts.license, obligations=(Obligation("Give credit", "d", "s", "user"),)
+    )
+    report = dataclasses.replace(clean, facts=dataclasses.replace(clean.facts, license=licence))
     page = render(report, "html")
     assert "Give credit" in page and "anyone who uses the model" in page
 
