@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cardaudit.extract.claims import claim_facts
 from cardaudit.extract.markdown_blocks import clear_cache
-from cardaudit.extract.promises import promise_facts
+from cardaudit.extract.promise_facts import promise_facts
 from cardaudit.model import FileVersion
 from cardaudit.sources import AuditRequest, acquire, local_evidence
 

@@ -379,8 +379,10 @@ class Promise:
     items, each is its own Promise. ``status`` is decided from the repos' files, links, checked
     roadmap boxes and delivery statements; ``reason`` says why. ``first_seen`` is the ISO date
     of the commit since which the item has been promised in that file (None without history)
-    and ``age_days`` its age on the audit clock. (artifact, item, path, repo) identifies a
-    promise across audits.
+    and ``age_days`` its age on the audit clock. ``locations`` lists every place the same
+    promise is stated (the first is ``repo``/``path``/``line``); ``about`` is its subject
+    ("audited", "page" or another model's name; see extract/reading.py) and ``inherited``
+    marks a promise of the original card a converted repo carries.
     """
 
     text: str
@@ -393,6 +395,17 @@ class Promise:
     repo: str = "model"
     item: str | None = None
     age_days: int | None = None
+    locations: tuple[Location, ...] = ()
+    about: str = "audited"
+    inherited: bool = False
+
+    @property
+    def charged(self) -> bool:
+        """Whether findings may charge the audited model with this promise."""
+        return self.about in ("audited", "page")
+
+    def to_json(self) -> dict[str, Any]:
+        return _prose_item_json(self)
 
 
 @dataclass(frozen=True)
@@ -412,6 +425,35 @@ class Claim:
     missing: tuple[str, ...] = ()
     repo: str = "model"
     values: tuple[str, ...] = ()
+    locations: tuple[Location, ...] = ()
+    about: str = "audited"
+    inherited: bool = False
+    headline: bool = False
+
+    @property
+    def charged(self) -> bool:
+        """Whether findings may charge the audited model with this claim."""
+        return self.about in ("audited", "page")
+
+    def to_json(self) -> dict[str, Any]:
+        return _prose_item_json(self)
+
+
+def _prose_item_json(item: Any) -> dict[str, Any]:
+    """A promise or claim as JSON: ``locations`` with their repo, ``inherited`` and
+    ``headline`` only when true."""
+    data: dict[str, Any] = {}
+    for name in item.__dataclass_fields__:
+        value = getattr(item, name)
+        if name in ("inherited", "headline") and not value:
+            continue
+        if name == "locations":
+            places = value or (Location(item.path, item.line, repo=item.repo),)
+            value = [{"repo": p.repo, "path": p.path, "line": p.line} for p in places]
+        elif isinstance(value, tuple):
+            value = list(value)
+        data[name] = value
+    return data
 
 
 @dataclass(frozen=True)
@@ -438,6 +480,7 @@ class Hit:
     location: Location = Location()
     evidence: str | None = None
     severity: Severity | None = None
+    also: tuple[Location, ...] = ()  # the same promise or claim stated elsewhere
 
 
 @dataclass(frozen=True)
@@ -449,6 +492,7 @@ class Finding:
     evidence: str | None = None
     remediation: str | None = None
     suppressed_by: str | None = None
+    also: tuple[Location, ...] = ()  # further places of the same promise or claim
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -459,6 +503,8 @@ class Finding:
             "evidence": self.evidence,
             "remediation": self.remediation,
         }
+        if self.also:
+            data["also_at"] = [location.to_json() for location in self.also]
         if self.suppressed_by is not None:
             data["suppressed_by"] = self.suppressed_by
         return data
