@@ -42,25 +42,31 @@ def identity(artifact: str, item: str | None, text: str, table: PromiseTable) ->
     )
 
 
-def same_identity(a: Identity, b: Identity) -> bool:
-    """Whether two identities are the same promise, tolerant to rewording."""
+def same_identity(a: Identity, b: Identity, loose: bool = False) -> bool:
+    """Whether two identities are the same promise, tolerant to rewording. ``loose`` (one
+    promise followed over time) also pairs an item named only by its category with one that
+    names it more precisely ("the training code" → "the SFT code")."""
     if a[0] != b[0]:
         return False
     words_a, words_b = a[1], b[1]
     if words_a == words_b:
         return True
     if not words_a or not words_b:
-        return False
+        return loose
     if words_a <= words_b or words_b <= words_a:
         return True
     return len(words_a & words_b) * 2 >= len(words_a | words_b)
 
 
 def same_promise(
-    a: tuple[str, str | None, str], b: tuple[str, str | None, str], table: PromiseTable
+    a: tuple[str, str | None, str],
+    b: tuple[str, str | None, str],
+    table: PromiseTable,
+    loose: bool = True,
 ) -> bool:
-    """Whether two promises given as (artifact, item, text) are the same promise."""
-    return same_identity(identity(*a, table), identity(*b, table))
+    """Whether two promises given as (artifact, item, text) are the same promise (by
+    default followed over time: see :func:`same_identity`)."""
+    return same_identity(identity(*a, table), identity(*b, table), loose)
 
 
 # --------------------------------------------------------------------------- history
@@ -100,7 +106,7 @@ def first_seen(
         slot = (mention.repo, mention.path, version.sha)
         if slot not in cache:
             cache[slot] = promised_identities(mention.path, mention.repo, version, table)
-        if not any(same_identity(wanted, other) for other in cache[slot]):
+        if not any(same_identity(wanted, other, loose=True) for other in cache[slot]):
             break
         earliest = version.date
     return earliest
