@@ -27,9 +27,13 @@ def _values(claim: Claim, limit: int = 4) -> str:
 
 
 def _claims(facts: Facts, kinds: tuple[str, ...]) -> list[Claim]:
-    claims = [c for c in facts.claims if c.kind in kinds and c.charged]
+    of_kind = [c for c in facts.claims if c.kind in kinds]
+    claims = [c for c in of_kind if c.charged]
     if not claims:
-        raise NotApplicable(f"no {' / '.join(kinds)} claims about this model")
+        others = f" ({len(of_kind)} about other models)" if of_kind else ""
+        raise NotApplicable(
+            f"no {' / '.join(kinds)} claims{' about this model' if others else ''}{others}"
+        )
     return claims
 
 

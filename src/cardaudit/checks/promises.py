@@ -98,7 +98,9 @@ def escalated(age: int | None, rule: Rule) -> Severity:
 
 def _needs_promises(facts: Facts) -> None:
     if not any(p.charged for p in facts.promises):
-        raise NotApplicable("no promises about this model in the card or the code README")
+        others = len(facts.promises)
+        about = f" about this model ({others} about other models)" if others else ""
+        raise NotApplicable(f"no promises{about} in the card or the code README")
 
 
 @check("PRM001")
