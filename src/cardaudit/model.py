@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -64,13 +66,19 @@ class TextFile:
     path: str
     text: str
 
-    @property
+    @cached_property
     def lines(self) -> list[str]:
+        """The text's lines, split once (callers must not modify the list)."""
         return self.text.splitlines()
 
     def line_at(self, offset: int) -> int:
         """1-based line number of character ``offset``."""
-        return self.text.count("\n", 0, max(offset, 0)) + 1
+        return bisect_right(self._newlines, max(offset, 0) - 1) + 1
+
+    @cached_property
+    def _newlines(self) -> list[int]:
+        """Offsets of the text's "\\n" characters, found once (line_at is a bisection)."""
+        return [match.start() for match in re.finditer("\n", self.text)]
 
     def find_line(self, pattern: str | re.Pattern[str], flags: int = re.IGNORECASE) -> int | None:
         """Line of the first match of ``pattern`` (a regex), or None."""

@@ -28,11 +28,8 @@ def _by_line(promises: list[Promise]) -> dict[tuple[str, str, int], list[Promise
 def _also(group: list[Promise]) -> tuple[Location, ...]:
     """The other places the promises of a line are stated."""
     first = Location(group[0].path, group[0].line, repo=group[0].repo)
-    places: list[Location] = []
-    for promise in group:
-        for place in promise.locations:
-            if place != first and place not in places:
-                places.append(place)
+    places = dict.fromkeys(place for promise in group for place in promise.locations)
+    places.pop(first, None)
     return tuple(places)
 
 

@@ -36,6 +36,7 @@ IMAGE = re.compile(
 )
 ATTRIBUTE = re.compile(r"\b(alt|src)\s*=\s*[\"']([^\"'\n]{0,500})[\"']", re.IGNORECASE)
 URL = re.compile(r"https?://\S+")
+DIGIT = re.compile(r"\d")
 PARENS = re.compile(r"\([^()]*\)")
 #: Numbers that are not scores: shots, sizes, pass@k, years, figure numbers, and versions
 #: right after a name ("Llama 3.2", "ChatGPT 3.5", "Devstral Small 1.1").
@@ -178,6 +179,8 @@ SEPARATOR = "[-_ ]?"
 
 
 def benchmarks_in(text: str, table: ClaimTable) -> list[tuple[Benchmark, re.Match[str]]]:
+    """Each benchmark named in ``text`` with its first mention, in table order. One search
+    of the combined pattern rules out the many texts that name none."""
     found: list[tuple[Benchmark, re.Match[str]]] = []
     if not table.bench_trigger.search(text):
         return found
@@ -215,6 +218,8 @@ def _strip_name(text: str, bench: Benchmark) -> str:
 
 
 def speed_in(text: str, table: ClaimTable) -> list[str]:
+    if not DIGIT.search(text):  # every speed figure has a number
+        return []
     return [match.group(0) for regex in table.speed for match in regex.finditer(text)]
 
 

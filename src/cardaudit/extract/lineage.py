@@ -200,11 +200,43 @@ def prose_claims(card: Card | None, own_names: tuple[str, ...] = ()) -> list[Bas
     titles = [n.rsplit("/", 1)[-1].lower() for n in own_names if len(n.rsplit("/", 1)[-1]) >= 4]
     about_self: list[BaseModelRef] = []
 
+    seen: set[str] = set()  # normalised names already taken
+    # same_model needs the shorter name's tokens to run inside the longer one's, so its
+    # first two tokens are a pair of the longer: refs are indexed by their first pair and by
+    # every pair, and a long card is not names x names.
+    by_first: dict[tuple[str, ...], list[BaseModelRef]] = {}
+    by_any: dict[tuple[str, ...], list[BaseModelRef]] = {}
+
+    def pairs(name: str) -> list[tuple[str, ...]]:
+        tokens = _tokens(name)
+        return [tuple(tokens[i : i + 2]) for i in range(max(len(tokens) - 1, 0))]
+
+    def known(name: str) -> bool:
+        """Whether ``name`` is a ref already."""
+        if normalise(name) in seen:
+            return True
+        mine = pairs(name)
+        candidates: dict[int, BaseModelRef] = {}
+        for pair in mine:
+            candidates.update((id(ref), ref) for ref in by_first.get(pair, ()))
+        if mine:
+            candidates.update((id(ref), ref) for ref in by_any.get(mine[0], ()))
+        return any(same_model(name, ref.id) for ref in candidates.values())
+
+    def remember(ref: BaseModelRef) -> None:
+        seen.add(normalise(ref.id))
+        theirs = pairs(ref.id)
+        if theirs:
+            by_first.setdefault(theirs[0], []).append(ref)
+        for pair in set(theirs):
+            by_any.setdefault(pair, []).append(ref)
+
     def add(name: str | None, relation: str | None, line_no: int, before: str = "") -> None:
         if not name or normalise(name) in own:
             return
-        if not any(same_model(name, ref.id) for ref in refs):
+        if not known(name):
             refs.append(BaseModelRef(name, relation, PROSE, Location(card.path, line_no)))
+            remember(refs[-1])
             if _is_subject(before, titles):
                 about_self.append(refs[-1])
 

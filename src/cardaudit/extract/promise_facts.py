@@ -25,23 +25,39 @@ def _group_key(subject: Subject) -> str:
 
 
 def group_mentions(stated: list[Stated]) -> list[list[Stated]]:
-    """Mentions of the same promise (same subject side, same identity), in first-seen order."""
+    """Mentions of the same promise (same subject side, same identity), in first-seen order.
+
+    Groups are indexed by subject side and artifact, and exact identities by their words, so
+    a long card is not mentions x groups."""
     table = promise_table()
-    groups: list[tuple[str, Identity, list[Stated]]] = []
+    groups: list[list[Stated]] = []
+    exact: dict[tuple[str, Identity], int] = {}
+    by_artifact: dict[tuple[str, str], list[tuple[Identity, int]]] = {}
+    places: list[set[tuple[str, str, int, str | None]]] = []
     for entry in stated:
         mention, _snapshot, subject = entry
         wanted = identity(mention.artifact, mention.item, mention.text, table)
         key = _group_key(subject)
-        for group_key, group_identity, members in groups:
-            if group_key == key and same_identity(group_identity, wanted):
-                if all(
-                    m.line != mention.line or m.path != mention.path for m, _, _ in members
-                ) or all(m.item != mention.item for m, _, _ in members):
-                    members.append(entry)
-                break
-        else:
-            groups.append((key, wanted, [entry]))
-    return [members for _key, _identity, members in groups]
+        index = exact.get((key, wanted))
+        if index is None:
+            index = next(
+                (
+                    i
+                    for ident, i in by_artifact.get((key, wanted[0]), ())
+                    if same_identity(ident, wanted)
+                ),
+                None,
+            )
+        place = (mention.repo, mention.path, mention.line, mention.item)
+        if index is None:
+            exact[(key, wanted)] = len(groups)
+            by_artifact.setdefault((key, wanted[0]), []).append((wanted, len(groups)))
+            groups.append([entry])
+            places.append({place})
+        elif place not in places[index]:
+            places[index].add(place)
+            groups[index].append(entry)
+    return groups
 
 
 def promise_facts(evidence: Evidence, now: datetime | None = None) -> tuple[Promise, ...]:
@@ -87,11 +103,9 @@ def promise_facts(evidence: Evidence, now: datetime | None = None) -> tuple[Prom
             if subject.charged
             else subject.about
         )
-        places: list[Location] = []
-        for mention, _snap, _subject in group:
-            place = Location(mention.path, mention.line, repo=mention.repo)
-            if place not in places:
-                places.append(place)
+        places = list(
+            dict.fromkeys(Location(m.path, m.line, repo=m.repo) for m, _snap, _subject in group)
+        )
         results.append(
             Promise(
                 text=first.text,

@@ -148,8 +148,17 @@ class ModelNames:
     original: str | None = None  # the original model a converted repo carries the card of
     converted: bool = False
     table: ProseTable = field(default_factory=prose_table)
+    memo: dict[tuple[str, str], bool] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
     def is_audited(self, token: str) -> bool:
+        return _is_audited(self, token)
+
+    def is_other(self, token: str, loose: bool = False) -> bool:
+        return _is_other(self, token, loose)
+
+    def _audited(self, token: str) -> bool:
         """The audited model's name, it with a size it has ("BLOOM-176B" for "bloom"), or
         a cut-off form of its full name ("Phi-3-Mini-128K-In" in a table header)."""
         key = canonical(token)
@@ -164,7 +173,7 @@ class ModelNames:
             return False
         return not self.sizes or sizes <= self.sizes
 
-    def is_other(self, token: str, loose: bool = False) -> bool:
+    def _other(self, token: str, loose: bool = False) -> bool:
         """Whether ``token`` names another model: an ``org/name`` id, a known base, a name
         of the audited model's family with a digit, or (``loose``: news items, table
         headers) any word with a digit that is not hardware, a format or a benchmark."""
@@ -211,8 +220,12 @@ class ModelNames:
             # "Reflection Llama-3.1 70B", "Devstral Small 1.1": names written with spaces
             for width in (3, 2):
                 first = index - width + 1
-                if first < 0 or any(
-                    clean[tokens[i][1] : tokens[i + 1][0]] != " " for i in range(first, index)
+                if (
+                    first < 0
+                    or not _starts_alias(self, tokens[first][2])
+                    or any(
+                        clean[tokens[i][1] : tokens[i + 1][0]] != " " for i in range(first, index)
+                    )
                 ):
                     continue
                 if self.is_audited(clean[tokens[first][0] : tokens[index][1]]):
@@ -227,6 +240,46 @@ class ModelNames:
             elif self.is_other(token, loose):
                 others.append((start, token))
         return audited, others
+
+
+#: Most words a card repeats are remembered per ModelNames, up to this many.
+MEMO_LIMIT = 100_000
+
+
+def _is_audited(names: ModelNames, token: str) -> bool:
+    """:meth:`ModelNames._audited`, remembered: a card repeats its words."""
+    memo = names.memo
+    key = ("a", token)
+    found = memo.get(key)
+    if found is None:
+        found = names._audited(token)
+        if len(memo) < MEMO_LIMIT:
+            memo[key] = found
+    return found
+
+
+def _starts_alias(names: ModelNames, token: str) -> bool:
+    """Whether an audited name can start with ``token`` (before trying "A B C" joins)."""
+    memo = names.memo
+    key = ("p", token)
+    found = memo.get(key)
+    if found is None:
+        start = canonical(token)
+        found = bool(start) and any(alias.startswith(start) for alias in names.aliases)
+        if len(memo) < MEMO_LIMIT:
+            memo[key] = found
+    return found
+
+
+def _is_other(names: ModelNames, token: str, loose: bool) -> bool:
+    memo = names.memo
+    key = ("l" if loose else "o", token)
+    found = memo.get(key)
+    if found is None:
+        found = names._other(token, loose)
+        if len(memo) < MEMO_LIMIT:
+            memo[key] = found
+    return found
 
 
 def _prefixes(token: str, heading: bool = False) -> list[str]:
@@ -280,8 +333,7 @@ def model_names(evidence: Evidence) -> ModelNames:
         if not name or table.generic_names.match(name.rsplit("/", 1)[-1].strip()):
             continue
         aliases |= aliases_of(name, table)
-        if position < 2:
-            sizes |= core_and_sizes(name, table)[1]
+        sizes |= core_and_sizes(name, table)[1]
         if position < 2 or name == value:  # the repo ids and model_name, not a title
             stems.add(_stem(name))
     bases = metadata.get("base_model")
