@@ -208,3 +208,25 @@ def test_page_subject_is_charged() -> None:
     text = "# Card\n\nThe evaluation code will be released soon.\n"
     reading = read(parse_document("README.md", text), _names("Maple-1B"))
     assert reading.at(3).about == PAGE and reading.at(3).charged
+
+
+# --------------------------------------------------------------------------- one mechanism
+
+
+def _local(tmp_path: Path, card: str) -> Report:
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "README.md").write_text(card)
+    return audit(AuditRequest(str(model)), Policy())
+
+
+def test_figures_and_lineage_of_another_models_block_are_not_the_models(tmp_path: Path) -> None:
+    report = _local(
+        tmp_path,
+        "---\nlicense: mit\nmodel_name: Oak-2-8B\n---\n# Oak-2-8B\n\n"
+        "Oak-2-8B has 8B parameters and is fine-tuned from Acorn-8B.\n\n"
+        "## Oak-2-70B\n\nOak-2-70B has 70B parameters and is fine-tuned from Acorn-70B.\n",
+    )
+    figures = {(f["line"], f.get("about_model", True)) for f in report.facts.extra["figures"]}
+    assert (7, True) in figures and (11, False) in figures
+    assert [ref.id for ref in report.facts.base_models] == ["Acorn-8B"]

@@ -124,7 +124,8 @@ class Figure:
     count: int | None = None
     #: Cells in the Markdown table row the figure sits in (0 outside tables).
     cells: int = 0
-    #: False for a code-README figure whose line does not name the model (a family README).
+    #: False for a figure about another model (its block's subject, extract/reading.py), or a
+    #: code-README figure whose line does not name the model (a family README).
     about_model: bool = True
 
     def to_json(self) -> dict[str, Any]:
@@ -522,10 +523,20 @@ def figures_in(file: TextFile, repo: str = "model") -> list[Figure]:
 
 
 def stated_figures(evidence: Evidence) -> list[Figure]:
-    """Figures in the model card and in the code repo's README."""
+    """Figures in the model card and in the code repo's README, each marked with whether it
+    is about the audited model: a figure of a block about another model (the block's subject,
+    see extract/reading.py) is not, nor is a code-README figure whose line does not name the
+    model (a family README describes every size with the family's name)."""
+    from cardaudit.extract.reading import read_evidence
+
+    readings = {(r.document.repo, r.document.path): r for r, _ in read_evidence(evidence)}
     found: list[Figure] = []
     if evidence.card is not None and not evidence.card.error:
-        found += figures_in(evidence.card.file)
+        reading = readings.get(("model", evidence.card.path))
+        for figure in figures_in(evidence.card.file):
+            if reading is not None and not reading.at(figure.line).charged:
+                figure = replace(figure, about_model=False)
+            found.append(figure)
     if evidence.code is not None:
         names = model_names(evidence)
         for path in evidence.code.find("README.md", "README.rst", "README.txt", "README"):
@@ -533,9 +544,11 @@ def stated_figures(evidence: Evidence) -> list[Figure]:
             if text is None:
                 continue
             lines = text.lines
+            reading = readings.get(("code", path))
             for figure in figures_in(text, "code"):
                 line = lines[figure.line - 1].lower() if figure.line <= len(lines) else ""
-                if not any(name in line for name in names):
+                other = reading is not None and not reading.at(figure.line).charged
+                if other or not any(name in line for name in names):
                     figure = replace(figure, about_model=False)
                 found.append(figure)
     return found

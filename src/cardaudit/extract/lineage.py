@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -191,7 +191,15 @@ def metadata_claims(card: Card | None) -> list[BaseModelRef]:
     return refs
 
 
-def prose_claims(card: Card | None, own_names: tuple[str, ...] = ()) -> list[BaseModelRef]:
+def prose_claims(
+    card: Card | None,
+    own_names: tuple[str, ...] = (),
+    about_other: Callable[[int], bool] | None = None,
+) -> list[BaseModelRef]:
+    """Bases named in the card's prose. ``about_other(line)`` tells a line whose block is
+    about another model or inherited from an original card (extract/reading.py): its lineage
+    sentences are that model's ("the 70B sibling is fine-tuned from X") and are skipped; a
+    list of merged models is read whatever its items' subjects."""
     if card is None:
         return []
     refs: list[BaseModelRef] = []
@@ -253,6 +261,8 @@ def prose_claims(card: Card | None, own_names: tuple[str, ...] = ()) -> list[Bas
         for pattern, relation in lineage_table().lists:
             if pattern.search(line):
                 in_list, list_relation = True, relation
+        if about_other is not None and about_other(line_no):
+            continue
         for pattern, relation in lineage_table().prose:
             for match in pattern.finditer(line):
                 names = [_name_after(line[match.end() :])]
@@ -435,6 +445,18 @@ def all_claims(evidence: Evidence) -> tuple[BaseModelRef, ...]:
     return claims
 
 
+def _about_other(evidence: Evidence) -> Callable[[int], bool] | None:
+    """Whether a card line is about another model, from the card's reading (the original
+    card a converted repo carries tells the original's lineage, not this repo's)."""
+    from cardaudit.extract.reading import read_evidence
+
+    card = evidence.card
+    for reading, _snapshot in read_evidence(evidence):
+        if card is not None and reading.document.repo == "model":
+            return lambda line: not reading.at(line).charged or reading.at(line).inherited
+    return None
+
+
 def _read_claims(evidence: Evidence) -> tuple[BaseModelRef, ...]:
     claims: list[BaseModelRef] = []
     for extractor in (
@@ -442,7 +464,7 @@ def _read_claims(evidence: Evidence) -> tuple[BaseModelRef, ...]:
         lambda: adapter_claims(evidence),
         lambda: mergekit_claims(evidence),
         lambda: config_claims(evidence),
-        lambda: prose_claims(evidence.card, own_names(evidence)),
+        lambda: prose_claims(evidence.card, own_names(evidence), _about_other(evidence)),
     ):
         try:
             claims += extractor()
