@@ -32,7 +32,8 @@ from cardaudit.model import Claim, Evidence, Location
 #: ASCII word boundaries, so that a score or a benchmark name right next to CJK text counts.
 SCORE = re.compile(r"(?<![\w.@/#-])\d{1,3}(?:\.\d+)?\s*[%％]?(?![\w/]|\.\d)", re.ASCII)
 IMAGE = re.compile(
-    r"!\[([^\]\n]{0,300})\]\(([^)\s]{1,500})[^)\n]{0,200}\)|<img\s[^>\n]{0,1000}>", re.IGNORECASE
+    r"!\[([^\]\n]{0,300})\]\(([^)\s]{1,500})(?:\s[^)\n]{0,200})?\)|<img\s[^>\n]{0,1000}>",
+    re.IGNORECASE,
 )
 ATTRIBUTE = re.compile(r"\b(alt|src)\s*=\s*[\"']([^\"'\n]{0,500})[\"']", re.IGNORECASE)
 URL = re.compile(r"https?://\S+")

@@ -28,7 +28,13 @@ BARE_URL = re.compile(r"https?://[^\s)>\]\"']+")
 MARKUP = re.compile(r"<[^>]+>|\*\*|__|`|\\(?=[\\`*_{}\[\]()#+\-.!|])")
 WORD = re.compile(r"[a-z0-9][a-z0-9.+-]*|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 HTML_LINK = re.compile(r"<a\s[^>]*href=[\"']([^\"']+)[\"'][^>]*>(.*?)</a>", re.IGNORECASE)
-NAME_TOKEN = re.compile(r"[A-Za-z][\w.-]*\d[\w.-]*|\d+(?:\.\d+)+|[a-z]+[A-Z][\w-]*")
+#: A run of word characters, dots and hyphens; names() picks the model and version names
+#: out of each run (one pass: a per-position search for "a letter, then a digit later"
+#: would be quadratic on a long word without digits).
+NAME_RUN = re.compile(r"[\w.-]+")
+VERSION = re.compile(r"\d+(?:\.\d+)+")
+CAMEL = re.compile(r"(?<![a-z])[a-z]+[A-Z][\w-]*")
+FIRST_LETTER = re.compile(r"[A-Za-z]")
 #: Where the phrase a commitment governs ends: after it ("release the SFT code | for …"),
 #: and before it ("… ; the technical report | will be released").
 AFTER_STOP = re.compile(
@@ -402,8 +408,20 @@ def keywords(item: str, table: PromiseTable) -> set[str]:
 
 
 def names(text: str) -> set[str]:
-    """Model and version names in ``text`` ("iLLaDA", "Qwen3-2507", "3.1", "vLLM")."""
-    return {token.lower().strip(".-") for token in NAME_TOKEN.findall(text)}
+    """Model and version names in ``text`` ("iLLaDA", "Qwen3-2507", "3.1", "vLLM"): from a
+    letter on, a run with a digit after it; a dotted version; a camelCase word."""
+    found: set[str] = set()
+    for match in NAME_RUN.finditer(text):
+        run = match.group(0)
+        letter = FIRST_LETTER.search(run)
+        if letter and any(char.isdigit() for char in run[letter.start() + 1 :]):
+            found.add(run[letter.start() :])
+            continue
+        found.update(version.group(0) for version in VERSION.finditer(run))
+        camel = CAMEL.search(run)
+        if camel:
+            found.add(camel.group(0))
+    return {token.lower().strip(".-") for token in found} - {""}
 
 
 def mentions_names(wanted: set[str], text: str) -> bool:
