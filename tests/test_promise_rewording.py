@@ -86,3 +86,11 @@ def test_first_seen_survives_rewording(walked) -> None:
     third = audits[2]
     (promise,) = third.promises
     assert (promise.item, promise.first_seen) == ("SFT scripts", "2026-01-05")
+
+
+def test_names_and_versions_tell_promises_apart() -> None:
+    table = promise_table()
+    zero = ("other", "tokenizer-0 vocabulary", "- [ ] Publish the tokenizer-0 vocabulary")
+    one = ("other", "tokenizer-1 vocabulary", "- [ ] Publish the tokenizer-1 vocabulary")
+    assert not same_promise(zero, one, table)
+    assert same_promise(zero, ("other", "the tokenizer-0 vocabulary files", "…"), table)

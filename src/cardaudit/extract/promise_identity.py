@@ -4,7 +4,8 @@ file) and across audits and commits (a promise reworded keeps its identity).
 A promise is identified by its artifact category and the words that name its item, the
 category's own generic words left out ("the technical report" and "Paper" are both the
 paper; "SFT code" and "SFT training code" are the SFT code). Matching is tolerant to
-rewording: equal words, one set inside the other, or at least half shared.
+rewording: equal words, one set inside the other, or at least half shared — but names and
+versions (words with a digit) must agree.
 :func:`same_promise` is the one test every caller uses — the facts' grouping, the git
 ``first_seen`` walk and the store's timeline (:func:`cardaudit.timeline.match_promises`).
 """
@@ -53,9 +54,16 @@ def same_identity(a: Identity, b: Identity, loose: bool = False) -> bool:
         return True
     if not words_a or not words_b:
         return loose
+    if _named(words_a) != _named(words_b):
+        return False  # "tokenizer-0" and "tokenizer-1", "Qwen3" and "Qwen2.5": other items
     if words_a <= words_b or words_b <= words_a:
         return True
     return len(words_a & words_b) * 2 >= len(words_a | words_b)
+
+
+def _named(words: frozenset[str]) -> frozenset[str]:
+    """The words with a digit: names and versions, which must agree."""
+    return frozenset(word for word in words if any(char.isdigit() for char in word))
 
 
 def same_promise(
@@ -95,7 +103,7 @@ def first_seen(
     mention: Mention,
     versions: tuple[FileVersion, ...],
     table: PromiseTable,
-    cache: dict[tuple[str, str, str], list[Identity]] | None = None,
+    cache: dict[tuple[str, str, str], frozenset[Identity]] | None = None,
 ) -> datetime | None:
     """Date of the commit since which the file has promised this item without a break
     (rewordings included)."""
@@ -105,8 +113,11 @@ def first_seen(
     for version in reversed(versions):
         slot = (mention.repo, mention.path, version.sha)
         if slot not in cache:
-            cache[slot] = promised_identities(mention.path, mention.repo, version, table)
-        if not any(same_identity(wanted, other, loose=True) for other in cache[slot]):
+            cache[slot] = frozenset(promised_identities(mention.path, mention.repo, version, table))
+        promised = cache[slot]
+        if wanted not in promised and not any(
+            same_identity(wanted, other, loose=True) for other in promised
+        ):
             break
         earliest = version.date
     return earliest
