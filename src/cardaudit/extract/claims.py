@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from cardaudit.extract.markdown_prose import Document, paragraphs, sentences
+from cardaudit.extract.markdown_prose import Document, cleaned_sentences, paragraphs
 from cardaudit.extract.promises import clean
 from cardaudit.extract.reading import (
     PAGE_SUBJECT,
@@ -323,8 +323,7 @@ def _prose_claims(reading: Reading, table: ClaimTable) -> list[Found]:
         found += _image_claims(reading, paragraph, table)
         if re.search(r"<t[dhr]\b", paragraph.text, re.IGNORECASE):
             continue  # HTML table rows belong to their table
-        for offset, sentence in sentences(paragraph.text):
-            text = clean(sentence)
+        for offset, sentence, text in cleaned_sentences(paragraph, clean):
             number = paragraph.line_at(offset)
             subject = reading.at(number)
             named = benchmarks_in(text, table)

@@ -20,7 +20,13 @@ from functools import cache
 from typing import Any
 
 from cardaudit.extract.markdown_blocks import TABLE_ROW
-from cardaudit.extract.markdown_prose import Document, Line, paragraphs, sentences
+from cardaudit.extract.markdown_prose import (
+    Document,
+    Line,
+    cleaned_sentences,
+    paragraphs,
+    sentences,
+)
 from cardaudit.rules import load_table
 
 LINK = re.compile(r"!?\[([^\]]*(?:\\\][^\]]*)*)\]\(([^)\s]*)[^)]*\)")
@@ -338,10 +344,10 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
                 Mention(document.path, document.repo, number, text, artifact, item, marker)
             )
 
-    def statements(text: str, at) -> None:
+    def statements(text: str, at, split: list[tuple[int, str, str]] | None = None) -> None:
         previous = ""
-        for offset, sentence in sentences(text):
-            cleaned = clean(sentence)
+        parts = split if split is not None else [(o, s, clean(s)) for o, s in sentences(text)]
+        for offset, sentence, cleaned in parts:
             context_sentence, previous = previous, cleaned
             if not table.trigger.search(cleaned):
                 if table.delivered_words.search(cleaned):
@@ -396,7 +402,7 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             number = paragraph.line_at(offset)
             return (number, "") if with_context else number
 
-        statements(paragraph.text, prose_at)
+        statements(paragraph.text, prose_at, cleaned_sentences(paragraph, clean))
     promised.sort(key=lambda m: m.line)
     delivered.sort(key=lambda m: m.line)
     return promised, delivered
