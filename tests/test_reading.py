@@ -230,3 +230,8 @@ def test_figures_and_lineage_of_another_models_block_are_not_the_models(tmp_path
     figures = {(f["line"], f.get("about_model", True)) for f in report.facts.extra["figures"]}
     assert (7, True) in figures and (11, False) in figures
     assert [ref.id for ref in report.facts.base_models] == ["Acorn-8B"]
+
+
+def test_chinese_marketing_is_not_a_commitment() -> None:
+    assert _promised("本模型会提供更准确的回答。") == []
+    assert _promised("我们会在下个月开源训练代码。") == [("training_code", "训练代码")]
