@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cardaudit.extract.claims import claim_facts
 from cardaudit.extract.markdown_blocks import clear_cache
-from cardaudit.extract.promises import promise_facts
+from cardaudit.extract.promise_facts import promise_facts
 from cardaudit.model import FileVersion
 from cardaudit.sources import AuditRequest, acquire, local_evidence
 
@@ -33,9 +33,9 @@ def timed(label: str, fn, repeat: int = 3) -> None:
 
 
 def promise_card(version: int) -> str:
-    lines = ["---", "license: mit", "---", "# Model", ""]
-    for i in range(30):
-        lines.append(f"- [ ] Release the SFT code for variant {i} (rev {version}).")
+    lines = ["---", "license: mit", "---", "# Model", "", f"Revision {version}.", ""]
+    for i in range(30):  # 30 different promises (the same one stated 30 times is one)
+        lines.append(f"- [ ] Publish the tokenizer-{i} vocabulary")
         lines.append("")
     return "\n".join(lines) + "\n"
 

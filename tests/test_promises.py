@@ -9,7 +9,7 @@ import pytest
 from cardaudit.errors import UsageError
 from cardaudit.extract.markdown_prose import parse_document
 from cardaudit.extract.promises import mentions, promise_table
-from cardaudit.model import Finding, Report
+from cardaudit.model import Finding, Location, Report
 from cardaudit.pipeline import audit
 from cardaudit.policy import Policy
 from cardaudit.sources import AuditRequest
@@ -36,7 +36,12 @@ def _findings(report: Report, rule_id: str) -> list[Finding]:
 
 
 def _promise(report: Report, repo: str, line: int, item: str):
-    found = [p for p in report.facts.promises if (p.repo, p.line, p.item) == (repo, line, item)]
+    """The promise of ``item`` stated (among other places) at ``repo``:``line``."""
+    found = [
+        p
+        for p in report.facts.promises
+        if p.item == item and any((at.repo, at.line) == (repo, line) for at in p.locations)
+    ]
     assert len(found) == 1, [(p.repo, p.line, p.item) for p in report.facts.promises]
     return found[0]
 
@@ -72,12 +77,13 @@ def test_first_seen_and_delivery_from_git_history(
 
     missing = _findings(report, "PRM001")
     where = {(f.location.repo, f.location.path, f.location.line): f for f in missing}
-    assert set(where) == {
-        ("code", "README.md", 17),
-        ("code", "README.md", 21),
-        ("model", "README.md", 48),
-    }
+    # "setup guides" (code:17) and "[ ] Setup guides for vLLM and SGLang" (code:21) are one
+    # promise: one finding at its first place, the other in `also`
+    assert set(where) == {("code", "README.md", 17), ("model", "README.md", 48)}
     assert {f.severity for f in missing} == {"error"}
+    guides = _promise(report, "code", 21, "setup guides")
+    assert [(at.repo, at.line) for at in guides.locations] == [("code", 17), ("code", 21)]
+    assert Location("README.md", 21, repo="code") in where[("code", "README.md", 17)].also
     code_line = where[("code", "README.md", 17)]
     assert "backend code (inference / serving code)" in code_line.message
     assert "promised since 2026-03-02;" in code_line.message
@@ -86,10 +92,12 @@ def test_first_seen_and_delivery_from_git_history(
         "The SFT code, training instructions, backend code and setup guides are coming."
     )
     stale = _findings(report, "PRM003")
+    # the SFT code promised in the card and in the code README: one finding, both places
     assert sorted((f.location.repo, f.location.line, f.severity) for f in stale) == [
-        ("code", 17, "info"),
         ("model", 48, "info"),
     ]
+    assert stale[0].also == (Location("README.md", 17, repo="code"),)
+    assert "also stated in code:README.md" in stale[0].message
     assert all("still announced as coming, but delivered: SFT code" in f.message for f in stale)
 
 

@@ -37,8 +37,9 @@ def _record(store: Store, model: Path, code: Path, when: str) -> None:
 def test_two_items_of_one_sentence_are_two_promises_and_moving_keeps_them(
     store_url: str, tmp_path: Path
 ) -> None:
-    """code/README.md:17 promises "training instructions" and "setup guides" (both docs) in one
-    sentence. When only the first is delivered, the diff says so — and the sentence moving two
+    """code/README.md:17 promises "backend code" and "setup guides" in one sentence (its
+    "training instructions" are the card's promise too, so they are one promise at the card's
+    line). When only the guides are delivered, the diff says so — and the sentence moving two
     lines down is neither a dropped nor a new promise."""
     model, code = tmp_path / "model", tmp_path / "code"
     shutil.copytree(CLOVER / "model", model)
@@ -50,15 +51,15 @@ def test_two_items_of_one_sentence_are_two_promises_and_moving_keeps_them(
         assert ROADMAP in text.splitlines()[16]
         readme.write_text(text.replace("## Roadmap\n", "## Roadmap\n\nWhat we still owe.\n"))
         (code / "docs").mkdir()
-        (code / "docs" / "training.md").write_text("# Training\n\nRun the trainer.\n")
+        (code / "docs" / "setup.md").write_text("# Setup\n\nInstall the package.\n")
         _record(store, model, code, "2026-06-02T00:00:00")
         old, new = store.audits(key_for_argument(str(model)))
 
     line17 = [(p.item, p.status) for p in old.promises if (p.repo, p.line) == ("code", 17)]
-    assert ("training instructions", "missing") in line17
+    assert ("backend code", "missing") in line17
     assert ("setup guides", "missing") in line17
-    moved = [(p.item, p.line) for p in new.promises if p.repo == "code" and p.artifact == "docs"]
-    assert ("training instructions", 19) in moved and ("setup guides", 19) in moved
+    moved = [(p.item, p.line) for p in new.promises if p.repo == "code"]
+    assert ("backend code", 19) in moved and ("setup guides", 19) in moved
 
     diff = diff_audits(old, new)
     assert diff.promises_appeared == () and diff.promises_dropped == ()
@@ -67,8 +68,8 @@ def test_two_items_of_one_sentence_are_two_promises_and_moving_keeps_them(
         for c in diff.promises_delivered
         if c.after.artifact == "docs" and c.after.repo == "code"
     ]
-    assert docs == [("training instructions", 19, "the code repo has docs/training.md")]
-    assert not any(c.after.item == "setup guides" for c in diff.promises_changed)
+    assert docs == [("setup guides", 19, "the code repo has docs/setup.md")]
+    assert not any(c.after.item == "backend code" for c in diff.promises_changed)
 
 
 CARD = """---

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -64,13 +66,19 @@ class TextFile:
     path: str
     text: str
 
-    @property
+    @cached_property
     def lines(self) -> list[str]:
+        """The text's lines, split once (callers must not modify the list)."""
         return self.text.splitlines()
 
     def line_at(self, offset: int) -> int:
         """1-based line number of character ``offset``."""
-        return self.text.count("\n", 0, max(offset, 0)) + 1
+        return bisect_right(self._newlines, max(offset, 0) - 1) + 1
+
+    @cached_property
+    def _newlines(self) -> list[int]:
+        """Offsets of the text's "\\n" characters, found once (line_at is a bisection)."""
+        return [match.start() for match in re.finditer("\n", self.text)]
 
     def find_line(self, pattern: str | re.Pattern[str], flags: int = re.IGNORECASE) -> int | None:
         """Line of the first match of ``pattern`` (a regex), or None."""
@@ -387,8 +395,10 @@ class Promise:
     items, each is its own Promise. ``status`` is decided from the repos' files, links, checked
     roadmap boxes and delivery statements; ``reason`` says why. ``first_seen`` is the ISO date
     of the commit since which the item has been promised in that file (None without history)
-    and ``age_days`` its age on the audit clock. (artifact, item, path, repo) identifies a
-    promise across audits.
+    and ``age_days`` its age on the audit clock. ``locations`` lists every place the same
+    promise is stated (the first is ``repo``/``path``/``line``); ``about`` is its subject
+    ("audited", "page" or another model's name; see extract/reading.py) and ``inherited``
+    marks a promise of the original card a converted repo carries.
     """
 
     text: str
@@ -401,6 +411,17 @@ class Promise:
     repo: str = "model"
     item: str | None = None
     age_days: int | None = None
+    locations: tuple[Location, ...] = ()
+    about: str = "audited"
+    inherited: bool = False
+
+    @property
+    def charged(self) -> bool:
+        """Whether findings may charge the audited model with this promise."""
+        return self.about in ("audited", "page")
+
+    def to_json(self) -> dict[str, Any]:
+        return _prose_item_json(self)
 
 
 @dataclass(frozen=True)
@@ -420,6 +441,35 @@ class Claim:
     missing: tuple[str, ...] = ()
     repo: str = "model"
     values: tuple[str, ...] = ()
+    locations: tuple[Location, ...] = ()
+    about: str = "audited"
+    inherited: bool = False
+    headline: bool = False
+
+    @property
+    def charged(self) -> bool:
+        """Whether findings may charge the audited model with this claim."""
+        return self.about in ("audited", "page")
+
+    def to_json(self) -> dict[str, Any]:
+        return _prose_item_json(self)
+
+
+def _prose_item_json(item: Any) -> dict[str, Any]:
+    """A promise or claim as JSON: ``locations`` with their repo, ``inherited`` and
+    ``headline`` only when true."""
+    data: dict[str, Any] = {}
+    for name in item.__dataclass_fields__:
+        value = getattr(item, name)
+        if name in ("inherited", "headline") and not value:
+            continue
+        if name == "locations":
+            places = value or (Location(item.path, item.line, repo=item.repo),)
+            value = [{"repo": p.repo, "path": p.path, "line": p.line} for p in places]
+        elif isinstance(value, tuple):
+            value = list(value)
+        data[name] = value
+    return data
 
 
 @dataclass(frozen=True)
@@ -446,6 +496,7 @@ class Hit:
     location: Location = Location()
     evidence: str | None = None
     severity: Severity | None = None
+    also: tuple[Location, ...] = ()  # the same promise or claim stated elsewhere
 
 
 @dataclass(frozen=True)
@@ -457,6 +508,7 @@ class Finding:
     evidence: str | None = None
     remediation: str | None = None
     suppressed_by: str | None = None
+    also: tuple[Location, ...] = ()  # further places of the same promise or claim
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -467,6 +519,8 @@ class Finding:
             "evidence": self.evidence,
             "remediation": self.remediation,
         }
+        if self.also:
+            data["also_at"] = [location.to_json() for location in self.also]
         if self.suppressed_by is not None:
             data["suppressed_by"] = self.suppressed_by
         return data

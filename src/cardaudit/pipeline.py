@@ -46,6 +46,7 @@ def _finding(rule: Rule, policy: Policy, hit) -> Finding:
         location=hit.location,
         evidence=hit.evidence,
         remediation=rule.fix,
+        also=hit.also,
     )
 
 

@@ -6,9 +6,12 @@ resolved, escalated or de-escalated. A history is the first audit followed by th
 each consecutive pair.
 
 A promise is the same across audits when its repo, artifact kind, item and wording agree (its
-file and line may change). A promise that disappears from the text is judged on the newer
-audit's stored delivery evidence (checked roadmap boxes, delivery statements, delivering
-files in the code or model repo): delivered and removed, or dropped.
+file and line may change), and — what is left paired by
+:func:`cardaudit.extract.promise_identity.same_promise` — when it was reworded: same repo,
+same artifact, the words naming its item equal or mostly shared. A promise that disappears
+from the text is judged on the newer audit's stored delivery evidence (checked roadmap
+boxes, delivery statements, delivering files in the code or model repo): delivered and
+removed, or dropped.
 """
 
 from __future__ import annotations
@@ -195,6 +198,13 @@ def match_promises(
         pairs += late
         gone = [p for p in gone if id(p) not in paired_old]
         fresh = [p for p in fresh if id(p) not in paired_new]
+    reworded = _pair_reworded(gone, fresh)
+    if reworded:
+        paired_old = {id(a) for a, _ in reworded}
+        paired_new = {id(b) for _, b in reworded}
+        pairs += reworded
+        gone = [p for p in gone if id(p) not in paired_old]
+        fresh = [p for p in fresh if id(p) not in paired_new]
     order_old = {id(p): i for i, p in enumerate(old_list)}
     order_new = {id(p): i for i, p in enumerate(new_list)}
     pairs.sort(key=lambda pair: order_new[id(pair[1])])
@@ -203,11 +213,33 @@ def match_promises(
     return pairs, gone, fresh
 
 
+def _pair_reworded(
+    gone: list[PromiseRecord], fresh: list[PromiseRecord]
+) -> list[tuple[PromiseRecord, PromiseRecord]]:
+    """Pair promises that are the same promise reworded (same repo and artifact, item words
+    mostly shared), each old one with the first new one that matches."""
+    from cardaudit.extract.promise_identity import same_promise
+    from cardaudit.extract.promises import promise_table
+
+    table = promise_table()
+    pairs = []
+    waiting = list(fresh)
+    for old in gone:
+        for new in waiting:
+            if old.repo == new.repo and same_promise(
+                (old.artifact, old.item, old.text), (new.artifact, new.item, new.text), table
+            ):
+                pairs.append((old, new))
+                waiting.remove(new)
+                break
+    return pairs
+
+
 def _removed_after_delivery(promise: PromiseRecord, new: AuditRecord) -> PromiseChange | None:
     """A promise the newer audit no longer states, shown delivered by its evidence."""
     if promise.status == "delivered" or new.deliveries is None:
         return None
-    from cardaudit.extract.promises import delivered_by
+    from cardaudit.extract.promise_delivery import delivered_by
 
     reason = delivered_by(promise.artifact, promise.item, promise.text, new.deliveries)
     if reason is None:

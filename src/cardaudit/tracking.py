@@ -50,7 +50,7 @@ def record_evidence(
     with what it saw delivered, stamped by the audit clock (``CARDAUDIT_NOW`` when set: the
     same "now" that dates the promises' ages)."""
     from cardaudit.clock import audit_now
-    from cardaudit.extract.promises import delivery_evidence
+    from cardaudit.extract.promise_delivery import delivery_evidence
     from cardaudit.pipeline import audit_evidence
 
     moment = audited_at or audit_now()

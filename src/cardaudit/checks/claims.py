@@ -1,7 +1,11 @@
-"""CLM rules: benchmark scores and speed figures stated without the method to check them.
+"""CLM rules: benchmark scores, speed figures and superiority claims stated without the
+method to check them.
 
 A claim is not called false: it is unverifiable as stated. Severity is info, or warning when
-many checklist items (rules/tables/claims.yaml) are undisclosed.
+many checklist items (rules/tables/claims.yaml) are undisclosed; a superiority claim is a
+warning when it is the card's headline. Only claims about the audited model or the page are
+charged (``Claim.charged``); those of an original card a converted repo carries are info,
+"inherited from the original card". A claim stated in several places is one finding.
 """
 
 from __future__ import annotations
@@ -23,24 +27,41 @@ def _values(claim: Claim, limit: int = 4) -> str:
 
 
 def _claims(facts: Facts, kinds: tuple[str, ...]) -> list[Claim]:
-    claims = [c for c in facts.claims if c.kind in kinds]
+    of_kind = [c for c in facts.claims if c.kind in kinds]
+    claims = [c for c in of_kind if c.charged]
     if not claims:
-        raise NotApplicable(f"no {' / '.join(kinds)} claims")
+        others = f" ({len(of_kind)} about other models)" if of_kind else ""
+        raise NotApplicable(
+            f"no {' / '.join(kinds)} claims{' about this model' if others else ''}{others}"
+        )
     return claims
+
+
+def _hit(claim: Claim, message: str, severity: Severity | None) -> Hit:
+    """The finding of one claim: inherited ones are info; other places listed in ``also``
+    and named by file in the message (no lines: a message is part of a finding's identity)."""
+    first = Location(claim.path, claim.line, repo=claim.repo)
+    also = tuple(place for place in claim.locations if place != first)
+    if claim.inherited:
+        message, severity = f"{message}; inherited from the original card", "info"
+    if also:
+        files = dict.fromkeys(Location(p.path, None, repo=p.repo).display() for p in also)
+        message = f"{message}; also stated in {', '.join(files)}"
+    return Hit(message, first, claim.text, severity, also)
 
 
 @check("CLM001")
 def benchmark_method_undisclosed(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    for claim in _claims(facts, ("benchmark", "benchmark_table")):
+    kinds = ("benchmark", "benchmark_table", "benchmark_image")
+    for claim in _claims(facts, kinds):
         if not claim.missing:
             continue
-        what = "benchmark table" if claim.kind == "benchmark_table" else "benchmark score"
-        yield Hit(
-            f"{what} ({_values(claim)}) does not disclose: {', '.join(claim.missing)}",
-            Location(claim.path, claim.line, repo=claim.repo),
-            claim.text,
-            _severity(claim, rule),
-        )
+        what = {
+            "benchmark_table": "benchmark table",
+            "benchmark_image": "benchmark results shown as an image",
+        }.get(claim.kind, "benchmark score")
+        message = f"{what} ({_values(claim)}) does not disclose: {', '.join(claim.missing)}"
+        yield _hit(claim, message, _severity(claim, rule))
 
 
 @check("CLM002")
@@ -48,12 +69,8 @@ def speed_conditions_undisclosed(evidence: Evidence, facts: Facts, rule: Rule) -
     for claim in _claims(facts, ("speed",)):
         if not claim.missing:
             continue
-        yield Hit(
-            f"speed figure ({_values(claim)}) does not disclose: {', '.join(claim.missing)}",
-            Location(claim.path, claim.line, repo=claim.repo),
-            claim.text,
-            _severity(claim, rule),
-        )
+        message = f"speed figure ({_values(claim)}) does not disclose: {', '.join(claim.missing)}"
+        yield _hit(claim, message, _severity(claim, rule))
 
 
 @check("CLM003")
@@ -64,3 +81,16 @@ def model_index_unsourced(evidence: Evidence, facts: Facts, rule: Rule) -> Itera
             Location(claim.path, claim.line, "model-index", repo=claim.repo),
             claim.text,
         )
+
+
+@check("CLM004")
+def superiority_without_evidence(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    for claim in _claims(facts, ("superiority",)):
+        if not claim.missing:
+            continue
+        where = "the card's headline claims" if claim.headline else "the card claims"
+        message = (
+            f"{where} {_values(claim)!r} without a number or the method behind it: "
+            f"{claim.text[:160]}"
+        )
+        yield _hit(claim, message, "warning" if claim.headline else None)

@@ -1,7 +1,10 @@
 """PRM rules: promised artifacts that are missing, undecidable, or delivered but still promised.
 
-One finding per promising line (a sentence can promise several items); the promise facts
-themselves (one per item) are in ``facts.promises``.
+One finding per promising line (a sentence can promise several items); a promise stated in
+several places is one finding at its first place, the others in ``also``. Only promises about
+the audited model or the page are charged (``Promise.charged``); those of an original card a
+converted repo carries are info at most, "inherited from the original card". The promise
+facts themselves (one per item, every subject) are in ``facts.promises``.
 """
 
 from __future__ import annotations
@@ -17,8 +20,47 @@ from cardaudit.rules import Rule
 def _by_line(promises: list[Promise]) -> dict[tuple[str, str, int], list[Promise]]:
     grouped: dict[tuple[str, str, int], list[Promise]] = {}
     for promise in promises:
-        grouped.setdefault((promise.repo, promise.path, promise.line), []).append(promise)
+        if promise.charged:
+            grouped.setdefault((promise.repo, promise.path, promise.line), []).append(promise)
     return grouped
+
+
+def _also(group: list[Promise]) -> tuple[Location, ...]:
+    """The other places the promises of a line are stated."""
+    first = Location(group[0].path, group[0].line, repo=group[0].repo)
+    places = dict.fromkeys(place for promise in group for place in promise.locations)
+    places.pop(first, None)
+    return tuple(places)
+
+
+def _also_text(places: tuple[Location, ...]) -> str:
+    """Where else it is stated, by file (no line numbers: a message is part of a finding's
+    identity, and lines move)."""
+    if not places:
+        return ""
+    files = list(dict.fromkeys(Location(p.path, None, repo=p.repo).display() for p in places))
+    return f"; also stated in {', '.join(files)}"
+
+
+def _inherited(group: list[Promise], severity: Severity) -> tuple[Severity, str]:
+    if all(p.inherited for p in group):
+        return "info", "; inherited from the original card"
+    return severity, ""
+
+
+def _hit(message: str, group: list[Promise], severity: Severity | None) -> Hit:
+    also = _also(group)
+    if severity is not None or all(p.inherited for p in group):
+        severity, note = _inherited(group, severity or "info")
+    else:
+        note = ""
+    return Hit(
+        f"{message}{note}{_also_text(also)}",
+        Location(group[0].path, group[0].line, repo=group[0].repo),
+        group[0].text,
+        severity,
+        also,
+    )
 
 
 def _items(promises: list[Promise]) -> str:
@@ -52,24 +94,25 @@ def escalated(age: int | None, rule: Rule) -> Severity:
 
 
 def _needs_promises(facts: Facts) -> None:
-    if not facts.promises:
-        raise NotApplicable("no promises in the card or the code README")
+    if not any(p.charged for p in facts.promises):
+        others = len(facts.promises)
+        about = f" about this model ({others} about other models)" if others else ""
+        raise NotApplicable(f"no promises{about} in the card or the code README")
 
 
 @check("PRM001")
 def promised_artifact_missing(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     _needs_promises(facts)
     missing = [p for p in facts.promises if p.status == "missing"]
-    for (repo, path, line), group in _by_line(missing).items():
+    for _where, group in _by_line(missing).items():
         age, seen = _age(group)
         # No day count in the message: it would change every day, and the message is part
         # of a finding's identity (store diffs, SARIF fingerprints). The severity carries the age.
         since = f"promised since {seen}" if seen else "first appearance unknown"
         reasons = "; ".join(dict.fromkeys(p.reason for p in group if p.reason))
-        yield Hit(
+        yield _hit(
             f"promised but not delivered: {_items(group)} — {since}; {reasons}",
-            Location(path, line, repo=repo),
-            group[0].text,
+            group,
             escalated(age, rule),
         )
 
@@ -78,14 +121,14 @@ def promised_artifact_missing(evidence: Evidence, facts: Facts, rule: Rule) -> I
 def promise_status_unknown(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     _needs_promises(facts)
     unknown = [p for p in facts.promises if p.status == "unknown"]
-    for (repo, path, line), group in _by_line(unknown).items():
+    for _where, group in _by_line(unknown).items():
         _age_days, seen = _age(group)
         since = f"; promised since {seen}" if seen else ""
         reasons = "; ".join(dict.fromkeys(p.reason for p in group if p.reason))
-        yield Hit(
+        yield _hit(
             f"cannot tell whether this was delivered: {_items(group)} — {reasons}{since}",
-            Location(path, line, repo=repo),
-            group[0].text,
+            group,
+            None,
         )
 
 
@@ -93,10 +136,10 @@ def promise_status_unknown(evidence: Evidence, facts: Facts, rule: Rule) -> Iter
 def delivered_but_still_promised(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     _needs_promises(facts)
     delivered = [p for p in facts.promises if p.status == "delivered"]
-    for (repo, path, line), group in _by_line(delivered).items():
+    for _where, group in _by_line(delivered).items():
         reasons = "; ".join(dict.fromkeys(p.reason for p in group if p.reason))
-        yield Hit(
+        yield _hit(
             f"still announced as coming, but delivered: {_items(group)} — {reasons}",
-            Location(path, line, repo=repo),
-            group[0].text,
+            group,
+            None,
         )

@@ -41,7 +41,7 @@ def build_facts(evidence: Evidence, options: FactOptions | None = None) -> Facts
     from cardaudit.extract.figures import stated_figures
     from cardaudit.extract.licence import licence_facts
     from cardaudit.extract.licence_duties import licence_duty_facts
-    from cardaudit.extract.promises import promise_facts
+    from cardaudit.extract.promise_facts import promise_facts
     from cardaudit.extract.sizing import sizing_facts
 
     now = audit_now()  # an invalid CARDAUDIT_NOW is a usage error, not a lost fact

@@ -1,24 +1,43 @@
-"""Claims: benchmark scores and speed figures as stated, and what they leave undisclosed.
+"""Claims: benchmark scores, speed figures and superiority claims as stated, and what they
+leave undisclosed.
 
-Benchmarks, speed patterns and the disclosure checklists are data in
+Benchmarks, speed patterns, superiority wording and the disclosure checklists are data in
 ``rules/tables/claims.yaml``. A benchmark table is one claim (its rows in ``values``), so a
-40-row table is one finding, not forty.
+40-row table is one finding, not forty; the same table or sentence in the card and the code
+README is one claim with both locations. Every claim carries the subject of its block
+(:mod:`cardaudit.extract.reading`): claims about other models are kept, never charged.
+Benchmark names match across spelling variants ("Human Eval", "MT Bench", "Arena-Hard") and
+next to CJK text; numbers with "％" count as figures.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from cardaudit.extract.markdown_prose import Document, paragraphs, sentences, tables
-from cardaudit.extract.promises import clean, documents
-from cardaudit.model import Claim, Evidence
+from cardaudit.extract.markdown_prose import Document, cleaned_sentences, paragraphs
+from cardaudit.extract.promises import clean
+from cardaudit.extract.reading import (
+    PAGE_SUBJECT,
+    Reading,
+    Subject,
+    read_evidence,
+    subject_near,
+)
+from cardaudit.model import Claim, Evidence, Location
 
-SCORE = re.compile(r"(?<![\w.@/#-])\d{1,3}(?:\.\d+)?\s*%?(?![\w/]|\.\d)")
+#: ASCII word boundaries, so that a score or a benchmark name right next to CJK text counts.
+SCORE = re.compile(r"(?<![\w.@/#-])\d{1,3}(?:\.\d+)?\s*[%％]?(?![\w/]|\.\d)", re.ASCII)
+IMAGE = re.compile(
+    r"!\[([^\]\n]{0,300})\]\(([^)\s]{1,500})(?:\s[^)\n]{0,200})?\)|<img\s[^>\n]{0,1000}>",
+    re.IGNORECASE,
+)
+ATTRIBUTE = re.compile(r"\b(alt|src)\s*=\s*[\"']([^\"'\n]{0,500})[\"']", re.IGNORECASE)
 URL = re.compile(r"https?://\S+")
+DIGIT = re.compile(r"\d")
 PARENS = re.compile(r"\([^()]*\)")
 #: Numbers that are not scores: shots, sizes, pass@k, years, figure numbers, and versions
 #: right after a name ("Llama 3.2", "ChatGPT 3.5", "Devstral Small 1.1").
@@ -26,7 +45,7 @@ NOT_SCORES = re.compile(
     r"\b\d+[-‑]?(?:shot|k|K|B|M|T)\b|(?:pass|maj|cons|avg)@\d+|\b(?:19|20)\d\d\b"
     r"|\b(?:figure|fig\.|table|section|step|top|version|v)\s*\d+(?:\.\d+)*"
     r"|(?-i:\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\s+\d+(?:\.\d+)*(?![\d.]*\s*%)\b",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 
 
@@ -49,6 +68,7 @@ class Item:
 @dataclass(frozen=True)
 class ClaimTable:
     benchmarks: tuple[Benchmark, ...]
+    bench_trigger: re.Pattern[str]  # any benchmark name: one search rules a text out
     speed: tuple[re.Pattern[str], ...]
     relative: re.Pattern[str]
     vague_baselines: re.Pattern[str]
@@ -56,6 +76,10 @@ class ClaimTable:
     window: int
     sections: re.Pattern[str]
     checklist: Mapping[str, tuple[Item, ...]]
+    superiority: re.Pattern[str]
+    pointer: re.Pattern[str]
+    pointer_discloses: frozenset[str]
+    image_words: re.Pattern[str]
 
 
 @cache
@@ -78,15 +102,18 @@ def claim_table() -> ClaimTable:
         )
 
     speed = raw["speed"]
+    names = [spelling_tolerant(entry["name"]) for entry in raw["benchmarks"]]
+    pointer = raw["pointer"]
     return ClaimTable(
         benchmarks=tuple(
             Benchmark(
-                re.compile(entry["name"], flags),
+                re.compile(name, flags | re.ASCII),
                 re.compile(entry["versions"], flags) if entry.get("versions") else None,
                 bool(entry.get("agentic")),
             )
-            for entry in raw["benchmarks"]
+            for name, entry in zip(names, raw["benchmarks"], strict=True)
         ),
+        bench_trigger=re.compile("|".join(f"(?:{name})" for name in names), flags | re.ASCII),
         speed=tuple(re.compile(p, flags) for p in speed["patterns"]),
         relative=re.compile(speed["relative"], flags),
         vague_baselines=re.compile(speed["vague_baselines"], flags),
@@ -94,14 +121,70 @@ def claim_table() -> ClaimTable:
         window=int(raw["scope"]["window"]),
         sections=re.compile(raw["scope"]["sections"], flags),
         checklist={kind: items(entries) for kind, entries in raw["checklist"].items()},
+        superiority=re.compile(raw["superiority"], flags),
+        pointer=re.compile(pointer["pattern"], flags),
+        pointer_discloses=frozenset(str(item) for item in pointer["discloses"]),
+        image_words=re.compile(raw["image_words"], flags | re.ASCII),
     )
+
+
+def spelling_tolerant(pattern: str) -> str:
+    """A benchmark-name pattern that also matches its spelling variants: an optional
+    separator ("-", "_" or a space) wherever the name has "-?" or " ?", and between the
+    words of a CamelCase name ("HumanEval" → "Human Eval", "Human-Eval"). Literal letters
+    only: escapes, character classes and group syntax are copied as they are."""
+    out: list[str] = []
+    previous = ""
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            out.append(pattern[index : index + 2])
+            index += 2
+            previous = ""
+            continue
+        if char == "[":
+            end = index + 1
+            while end < len(pattern) and pattern[end] != "]":
+                end += 2 if pattern[end] == "\\" else 1
+            out.append(pattern[index : end + 1])
+            index = end + 1
+            previous = ""
+            continue
+        if char == "(" and pattern.startswith("(?", index):
+            end = pattern.find(":", index)
+            end = (
+                end if end != -1 and pattern[index + 2 : end].strip("-aiLmsux") == "" else index + 1
+            )
+            out.append(pattern[index : end + 1])
+            index = end + 1
+            previous = ""
+            continue
+        if char in "- " and pattern.startswith("?", index + 1):
+            out.append(SEPARATOR)
+            index += 2
+            previous = ""
+            continue
+        if char.isalpha() and char.isupper() and previous.islower():
+            out.append(SEPARATOR)
+        out.append(char)
+        previous = char if char.isalpha() else ""
+        index += 1
+    return "".join(out)
+
+
+SEPARATOR = "[-_ ]?"
 
 
 # --------------------------------------------------------------------------- finding claims
 
 
 def benchmarks_in(text: str, table: ClaimTable) -> list[tuple[Benchmark, re.Match[str]]]:
-    found = []
+    """Each benchmark named in ``text`` with its first mention, in table order. One search
+    of the combined pattern rules out the many texts that name none."""
+    found: list[tuple[Benchmark, re.Match[str]]] = []
+    if not table.bench_trigger.search(text):
+        return found
     for bench in table.benchmarks:
         match = bench.name.search(text)
         if match:
@@ -136,6 +219,8 @@ def _strip_name(text: str, bench: Benchmark) -> str:
 
 
 def speed_in(text: str, table: ClaimTable) -> list[str]:
+    if not DIGIT.search(text):  # every speed figure has a number
+        return []
     return [match.group(0) for regex in table.speed for match in regex.finditer(text)]
 
 
@@ -150,13 +235,16 @@ class Found:
     text: str
     values: tuple[str, ...]
     benches: tuple[tuple[Benchmark, str], ...]  # (benchmark, the text naming it)
+    subject: Subject = PAGE_SUBJECT
 
 
-def _table_claims(document: Document, table: ClaimTable) -> list[Found]:
+def _table_claims(reading: Reading, table: ClaimTable) -> list[Found]:
     found = []
-    for block in tables(document):
+    document = reading.document
+    for block in reading.tables:
         if not block.rows:
             continue
+        subject = reading.table_subject(block)
         header = block.rows[0][1]
         named = ((i, cell, benchmarks_in(cell, table)) for i, cell in enumerate(header))
         header_benches = [(i, cell, hits) for i, cell, hits in named if hits]
@@ -199,6 +287,7 @@ def _table_claims(document: Document, table: ClaimTable) -> list[Found]:
                     f"table of {len(values)} rows: {shown}",
                     tuple(values),
                     tuple(benches),
+                    subject,
                 )
             )
         elif speed:
@@ -211,6 +300,7 @@ def _table_claims(document: Document, table: ClaimTable) -> list[Found]:
                     f"table of speed figures: {', '.join(speed[:4])}",
                     tuple(speed),
                     (),
+                    subject,
                 )
             )
     return found
@@ -226,14 +316,16 @@ def _label_cells(cells: tuple[str, ...]) -> list[str]:
     return labels
 
 
-def _prose_claims(document: Document, table: ClaimTable) -> list[Found]:
+def _prose_claims(reading: Reading, table: ClaimTable) -> list[Found]:
     found = []
+    document = reading.document
     for paragraph in paragraphs(document):
+        found += _image_claims(reading, paragraph, table)
         if re.search(r"<t[dhr]\b", paragraph.text, re.IGNORECASE):
             continue  # HTML table rows belong to their table
-        for offset, sentence in sentences(paragraph.text):
-            text = clean(sentence)
+        for offset, sentence, text in cleaned_sentences(paragraph, clean):
             number = paragraph.line_at(offset)
+            subject = reading.at(number)
             named = benchmarks_in(text, table)
             figures = speed_in(text, table)
             scores = scores_in(_without(text, figures), table, named) if named else []
@@ -242,10 +334,58 @@ def _prose_claims(document: Document, table: ClaimTable) -> list[Found]:
             if named and scores:
                 benches = tuple((bench, text) for bench, _ in named)
                 found.append(
-                    Found("benchmark", document, number, number, text, tuple(scores), benches)
+                    Found(
+                        "benchmark", document, number, number, text, tuple(scores), benches, subject
+                    )
                 )
             if figures:
-                found.append(Found("speed", document, number, number, text, tuple(figures), ()))
+                found.append(
+                    Found("speed", document, number, number, text, tuple(figures), (), subject)
+                )
+            if not figures and not (named and scores):
+                match = table.superiority.search(text)
+                if match:
+                    subject = subject_near(reading, number, text, match.start())
+                if match and not table.pointer.search(IMAGE.sub(" ", sentence)):
+                    benches = tuple((bench, text) for bench, _ in named)
+                    values = (match.group(0),)
+                    found.append(
+                        Found(
+                            "superiority", document, number, number, text, values, benches, subject
+                        )
+                    )
+    return found
+
+
+def _image_claims(reading: Reading, paragraph, table: ClaimTable) -> list[Found]:
+    """Benchmark results shown only as an image: alt text or file name of a chart."""
+    found = []
+    for match in IMAGE.finditer(paragraph.text):
+        if match.group(0).startswith("!"):
+            alt, source = match.group(1), match.group(2)
+        else:
+            attributes = {k.lower(): v for k, v in ATTRIBUTE.findall(match.group(0))}
+            alt, source = attributes.get("alt", ""), attributes.get("src", "")
+        name = source.rsplit("/", 1)[-1]
+        described = f"{alt} {re.sub(r'[-_.]+', ' ', name)}"
+        named = benchmarks_in(described, table)
+        if not (table.image_words.search(described) or named):
+            continue
+        number = paragraph.line_at(match.start())
+        shown = clean(alt) or name
+        benches = tuple((bench, described) for bench, _ in named)
+        found.append(
+            Found(
+                "benchmark_image",
+                reading.document,
+                number,
+                number,
+                f"image {shown!r}",
+                (shown,),
+                benches,
+                reading.at(number),
+            )
+        )
     return found
 
 
@@ -262,7 +402,7 @@ def _group_by_section(found: list[Found]) -> list[Found]:
     for claim in found:
         line = claim.document.line(claim.line)
         section = line.section_start if line else claim.line
-        key = (claim.kind, section)
+        key = (claim.kind, section, claim.subject)
         if key not in by_section:
             by_section[key] = len(grouped)
             grouped.append(claim)
@@ -277,108 +417,9 @@ def _group_by_section(found: list[Found]) -> list[Found]:
             f"{first.text} / {claim.text}",
             first.values + claim.values,
             first.benches + claim.benches,
+            first.subject,
         )
     return grouped
-
-
-# --------------------------------------------------------------------------- disclosure
-
-
-class Scope:
-    """Where a document's claims may be disclosed, prepared once per document.
-
-    The evaluation sections are shared by every claim of the document, so their text and the
-    checklist items it discloses are computed once; each claim adds only its own section and
-    the lines around it.
-    """
-
-    def __init__(self, document: Document, table: ClaimTable) -> None:
-        self.document = document
-        self.table = table
-        self.cleaned = {line.number: clean(line.text) for line in document.lines}
-        evaluation = [
-            line
-            for line in document.lines
-            if any(table.sections.search(name) for name in line.section)
-        ]
-        self.eval_numbers = {line.number for line in evaluation}
-        self.eval_text = "\n".join(self.cleaned[line.number] for line in evaluation)
-        self.by_section: dict[int, list[int]] = {}
-        for line in document.lines:
-            self.by_section.setdefault(line.section_start, []).append(line.number)
-        self.eval_disclosed = {
-            item.id
-            for items in table.checklist.values()
-            for item in items
-            if item.patterns and any(regex.search(self.eval_text) for regex in item.patterns)
-        }
-
-    def local_numbers(self, start: int, end: int) -> list[int]:
-        """Lines near the claim and in its own section, outside the evaluation sections."""
-        anchor = self.document.line(start)
-        numbers = set(range(start - self.table.window, end + self.table.window + 1))
-        if anchor is not None:
-            numbers |= set(self.by_section.get(anchor.section_start, ()))
-        return sorted(n for n in numbers if n in self.cleaned and n not in self.eval_numbers)
-
-    def lines_for(self, start: int, end: int) -> list[str]:
-        """Cleaned text of every line in scope (local lines, then evaluation sections)."""
-        local = [self.cleaned[n] for n in self.local_numbers(start, end)]
-        return local + [self.cleaned[n] for n in sorted(self.eval_numbers)]
-
-
-def _undisclosed(found: Found, scope: Scope) -> list[str]:
-    table = scope.table
-    local = "\n".join(scope.cleaned[n] for n in scope.local_numbers(found.line, found.end))
-    kind = "speed" if found.kind == "speed" else "benchmark"
-    agentic = any(bench.agentic for bench, _ in found.benches)
-    missing = []
-    for item in table.checklist[kind]:
-        if item.agentic_only and not agentic:
-            continue
-        if item.kind == "versions":
-            unversioned = _unversioned(found, scope)
-            if unversioned:
-                missing.append(f"{item.label} ({', '.join(unversioned)})")
-        elif item.kind == "baseline":
-            if table.relative.search(found.text) and not _baseline_named(found.text, table):
-                missing.append(item.label)
-        elif item.id in scope.eval_disclosed:
-            continue
-        elif not any(regex.search(local) for regex in item.patterns):
-            missing.append(item.label)
-    return missing
-
-
-def _unversioned(found: Found, scope: Scope) -> list[str]:
-    names: list[str] = []
-    lines: list[str] | None = None
-    for bench, text in found.benches:
-        if bench.versions is None or _versioned(bench, text):
-            continue
-        if lines is None:
-            lines = scope.lines_for(found.line, found.end)
-        if any(_versioned(bench, line) for line in lines if bench.name.search(line)):
-            continue
-        name = clean(bench.name.search(text).group(0))
-        if name not in names:
-            names.append(name)
-    return names
-
-
-def _versioned(bench: Benchmark, text: str) -> bool:
-    """Whether a mention of ``bench`` in ``text`` carries its version or track
-    (in the name itself, "Aider-Polyglot", or right after it, "SWE-bench Verified")."""
-    assert bench.versions is not None
-    for match in bench.name.finditer(text):
-        if bench.versions.search(text[match.start() : match.end() + 30]):
-            return True
-    return False
-
-
-def _baseline_named(text: str, table: ClaimTable) -> bool:
-    match = table.baseline.search(text)
-    return bool(match) and not table.vague_baselines.search(match.group("target"))
 
 
 # --------------------------------------------------------------------------- model-index
@@ -426,25 +467,80 @@ def model_index_claim(evidence: Evidence) -> Claim | None:
 
 
 def claim_facts(evidence: Evidence) -> tuple[Claim, ...]:
-    """Every benchmark score and speed figure in the card and the code README."""
+    """Every benchmark score, speed figure and superiority claim in the card and the code
+    README, once each (the same table or sentence in both is one claim with both places)."""
+    from cardaudit.extract.claim_disclosure import Scope, undisclosed
+
     table = claim_table()
     claims: list[Claim] = []
-    for document, _snapshot in documents(evidence):
-        found = _table_claims(document, table) + _group_by_section(_prose_claims(document, table))
+    seen: dict[tuple, int] = {}
+    for reading, _snapshot in read_evidence(evidence):
+        document = reading.document
+        found = _table_claims(reading, table) + _group_by_section(_prose_claims(reading, table))
+        found = _drop_backed(found)
         scope = Scope(document, table) if found else None
+        second_heading = _second_heading(document)
         for claim in sorted(found, key=lambda f: (f.line, f.kind)):
+            missing = tuple(undisclosed(claim, scope))
+            if claim.kind == "superiority" and not missing:
+                continue
+            key = (claim.kind, claim.values if claim.kind != "superiority" else claim.text)
+            place = Location(document.path, claim.line, repo=document.repo)
+            if key in seen:
+                index = seen[key]
+                kept = claims[index]
+                claims[index] = replace(kept, locations=(*kept.locations, place))
+                continue
+            seen[key] = len(claims)
             claims.append(
                 Claim(
                     kind=claim.kind,
                     text=claim.text,
                     path=document.path,
                     line=claim.line,
-                    missing=tuple(_undisclosed(claim, scope)),
+                    missing=missing,
                     repo=document.repo,
                     values=claim.values,
+                    locations=(place,),
+                    about=claim.subject.about,
+                    inherited=claim.subject.inherited,
+                    headline=document.repo == "model" and claim.line < second_heading,
                 )
             )
     indexed = model_index_claim(evidence)
     if indexed is not None:
         claims.append(indexed)
     return tuple(claims)
+
+
+def _drop_backed(found: list[Found]) -> list[Found]:
+    """Claims backed by numbers the document shows: a superiority claim or a chart image in a
+    document with a benchmark table or score about the audited model, and a chart image in a
+    section that states its scores or speed figures, are not claims of their own."""
+    numbers = {"benchmark", "benchmark_table"}
+    backed = any(claim.kind in numbers and claim.subject.charged for claim in found)
+    sections_with: dict[int, set[str]] = {}
+    for claim in found:
+        line = claim.document.line(claim.line)
+        section = line.section_start if line else claim.line
+        sections_with.setdefault(section, set()).add(claim.kind)
+    kept = []
+    for claim in found:
+        line = claim.document.line(claim.line)
+        kinds = sections_with.get(line.section_start if line else claim.line, set())
+        if claim.kind in ("superiority", "benchmark_image") and backed:
+            continue
+        if claim.kind == "benchmark_image" and kinds & (numbers | {"speed"}):
+            continue
+        kept.append(claim)
+    return kept
+
+
+def _second_heading(document: Document) -> int:
+    """The line of the document's second heading: what comes before it is the headline."""
+    headings = [line.number for line in document.lines if line.heading is not None]
+    return (
+        headings[1]
+        if len(headings) > 1
+        else (document.lines[-1].number + 1 if document.lines else 0)
+    )

@@ -7,7 +7,7 @@ YAML front matter are skipped (commands and metadata are not claims).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
@@ -124,7 +124,8 @@ class Figure:
     count: int | None = None
     #: Cells in the Markdown table row the figure sits in (0 outside tables).
     cells: int = 0
-    #: False for a code-README figure whose line does not name the model (a family README).
+    #: False for a figure about another model (its block's subject, extract/reading.py), or a
+    #: code-README figure whose line does not name the model (a family README).
     about_model: bool = True
 
     def to_json(self) -> dict[str, Any]:
@@ -208,10 +209,10 @@ def _sentence(text: str, start: int, end: int) -> str:
 
 
 def _count_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
-    taken: list[tuple[int, int]] = []
+    taken = Spans()
     for kind, regex in (("parameters_active", ACTIVE), ("parameters_total", TOTAL)):
         for match in regex.finditer(body):
-            if any(s <= match.start() < e for s, e in taken):
+            if taken.covers(match.start()):
                 continue
             if COMPARATIVE.search(_sentence(body, match.start(), match.end())):
                 continue  # "outperforms 13B models": another model's size
@@ -219,7 +220,7 @@ def _count_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
             unit = (match.group("unit") or match.group("unit2")).lower()
             approx = bool(match.group("approx") or match.group("approx2"))
             scale = SCALE[unit]
-            taken.append(match.span())
+            taken.add(match.span())
             line = file.line_at(match.start())
             yield Figure(
                 kind,
@@ -258,15 +259,15 @@ def _row_counts(file: TextFile, body: str, match: re.Match, kind: str, repo: str
 
 
 def _gpu_figures(file: TextFile, body: str, repo: str, gpus: GpuMatches) -> Iterator[Figure]:
-    spans: list[tuple[int, int]] = []
+    spans = Spans()
     for entry, matches in gpus:
         for match in matches:
-            if any(s <= match.start("gpu") < e for s, e in spans):
+            if spans.covers(match.start("gpu")):
                 continue
             sentence = _sentence(body, match.start(), match.end())
             if not GPU_VERB.search(sentence):
                 continue
-            spans.append(match.span("gpu"))
+            spans.add(match.span("gpu"))
             count = _count(match.group("count"))
             yield Figure(
                 "gpu",
@@ -281,14 +282,14 @@ def _gpu_figures(file: TextFile, body: str, repo: str, gpus: GpuMatches) -> Iter
                 dtype=_dtype_in(sentence),
             )
     for match in GENERIC_GPU.finditer(body):
-        if any(s <= match.start() < e for s, e in spans):
+        if spans.covers(match.start()):
             continue
         sentence = _sentence(body, match.start(), match.end())
         if not GPU_VERB.search(sentence):
             continue
         gib = int(match.group("gib") or match.group("gib2"))
         count = _count(match.group("count") or match.group("count2"))
-        spans.append(match.span())
+        spans.add(match.span())
         yield Figure(
             "gpu",
             gib * count,
@@ -315,19 +316,52 @@ def _dtype_in(sentence: str) -> str | None:
     return DTYPES[match.group(1).lower()] if match else None
 
 
-def _gpu_spans(gpus: GpuMatches) -> list[tuple[int, int]]:
-    return [match.span("gpu") for _, matches in gpus for match in matches]
+def _gpu_spans(gpus: GpuMatches) -> Spans:
+    spans = Spans()
+    for _, matches in gpus:
+        for match in matches:
+            spans.add(match.span("gpu"))
+    return spans
+
+
+#: Characters around a figure that the look-behind and look-ahead tests read (never the
+#: whole rest of the text: a long card would make every figure cost its length).
+AROUND = 80
+#: Longer than any figure's or GPU name's match, so Spans looks back no further.
+MAX_SPAN = 200
+
+
+class Spans:
+    """Spans of the text already taken, kept sorted: ``covers`` looks only at the spans
+    starting within MAX_SPAN before a position, so a long card is not figures x figures."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[int, int]] = []
+
+    def add(self, span: tuple[int, int]) -> None:
+        insort(self.items, span)
+
+    def covers(self, start: int, end: int | None = None) -> bool:
+        """Whether ``start`` lies in a span (or, given ``end``, the range overlaps one's end)."""
+        low = bisect_left(self.items, (start - MAX_SPAN, -1))
+        high = bisect_right(self.items, (start if end is None else end, 1 << 62))
+        for s, e in self.items[low:high]:
+            if s <= start < e or (end is not None and s < end <= e):
+                return True
+        return False
 
 
 def _memory_figures(file: TextFile, body: str, repo: str, gpus: GpuMatches) -> Iterator[Figure]:
     gpu_spans = _gpu_spans(gpus)
     for match in MEMORY.finditer(body):
         start, end = match.span("num")[0], match.end()
-        if any(s <= start < e or s < end <= e for s, e in gpu_spans):
+        if gpu_spans.covers(start, end):
             continue  # "A100 80GB" names a GPU
-        if GPU_CAPACITY_AFTER.match(body[end:]) or re.search(r"[x×*]\s*$", body[:start]):
+        after, before = body[end : end + AROUND], body[max(0, start - AROUND) : start]
+        if GPU_CAPACITY_AFTER.match(after) or re.search(r"[x×*]\s*$", before):
             continue  # "80GB GPU", "2×80GB": a GPU's capacity, read by _gpu_figures
-        if DEVICE_MEMORY.match(body[end:]) and re.search(r"\bwith\s*$", body[: match.start()]):
+        start_before = body[max(0, match.start() - AROUND) : match.start()]
+        if DEVICE_MEMORY.match(after) and re.search(r"\bwith\s*$", start_before):
             continue
         sentence = _sentence(body, match.start(), match.end())
         if not MEMORY_CONTEXT.search(sentence):
@@ -489,10 +523,20 @@ def figures_in(file: TextFile, repo: str = "model") -> list[Figure]:
 
 
 def stated_figures(evidence: Evidence) -> list[Figure]:
-    """Figures in the model card and in the code repo's README."""
+    """Figures in the model card and in the code repo's README, each marked with whether it
+    is about the audited model: a figure of a block about another model (the block's subject,
+    see extract/reading.py) is not, nor is a code-README figure whose line does not name the
+    model (a family README describes every size with the family's name)."""
+    from cardaudit.extract.reading import read_evidence
+
+    readings = {(r.document.repo, r.document.path): r for r, _ in read_evidence(evidence)}
     found: list[Figure] = []
     if evidence.card is not None and not evidence.card.error:
-        found += figures_in(evidence.card.file)
+        reading = readings.get(("model", evidence.card.path))
+        for figure in figures_in(evidence.card.file):
+            if reading is not None and not reading.at(figure.line).charged:
+                figure = replace(figure, about_model=False)
+            found.append(figure)
     if evidence.code is not None:
         names = model_names(evidence)
         for path in evidence.code.find("README.md", "README.rst", "README.txt", "README"):
@@ -500,9 +544,11 @@ def stated_figures(evidence: Evidence) -> list[Figure]:
             if text is None:
                 continue
             lines = text.lines
+            reading = readings.get(("code", path))
             for figure in figures_in(text, "code"):
                 line = lines[figure.line - 1].lower() if figure.line <= len(lines) else ""
-                if not any(name in line for name in names):
+                other = reading is not None and not reading.at(figure.line).charged
+                if other or not any(name in line for name in names):
                     figure = replace(figure, about_model=False)
                 found.append(figure)
     return found

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -191,7 +191,15 @@ def metadata_claims(card: Card | None) -> list[BaseModelRef]:
     return refs
 
 
-def prose_claims(card: Card | None, own_names: tuple[str, ...] = ()) -> list[BaseModelRef]:
+def prose_claims(
+    card: Card | None,
+    own_names: tuple[str, ...] = (),
+    about_other: Callable[[int], bool] | None = None,
+) -> list[BaseModelRef]:
+    """Bases named in the card's prose. ``about_other(line)`` tells a line whose block is
+    about another model or inherited from an original card (extract/reading.py): its lineage
+    sentences are that model's ("the 70B sibling is fine-tuned from X") and are skipped; a
+    list of merged models is read whatever its items' subjects."""
     if card is None:
         return []
     refs: list[BaseModelRef] = []
@@ -200,11 +208,43 @@ def prose_claims(card: Card | None, own_names: tuple[str, ...] = ()) -> list[Bas
     titles = [n.rsplit("/", 1)[-1].lower() for n in own_names if len(n.rsplit("/", 1)[-1]) >= 4]
     about_self: list[BaseModelRef] = []
 
+    seen: set[str] = set()  # normalised names already taken
+    # same_model needs the shorter name's tokens to run inside the longer one's, so its
+    # first two tokens are a pair of the longer: refs are indexed by their first pair and by
+    # every pair, and a long card is not names x names.
+    by_first: dict[tuple[str, ...], list[BaseModelRef]] = {}
+    by_any: dict[tuple[str, ...], list[BaseModelRef]] = {}
+
+    def pairs(name: str) -> list[tuple[str, ...]]:
+        tokens = _tokens(name)
+        return [tuple(tokens[i : i + 2]) for i in range(max(len(tokens) - 1, 0))]
+
+    def known(name: str) -> bool:
+        """Whether ``name`` is a ref already."""
+        if normalise(name) in seen:
+            return True
+        mine = pairs(name)
+        candidates: dict[int, BaseModelRef] = {}
+        for pair in mine:
+            candidates.update((id(ref), ref) for ref in by_first.get(pair, ()))
+        if mine:
+            candidates.update((id(ref), ref) for ref in by_any.get(mine[0], ()))
+        return any(same_model(name, ref.id) for ref in candidates.values())
+
+    def remember(ref: BaseModelRef) -> None:
+        seen.add(normalise(ref.id))
+        theirs = pairs(ref.id)
+        if theirs:
+            by_first.setdefault(theirs[0], []).append(ref)
+        for pair in set(theirs):
+            by_any.setdefault(pair, []).append(ref)
+
     def add(name: str | None, relation: str | None, line_no: int, before: str = "") -> None:
         if not name or normalise(name) in own:
             return
-        if not any(same_model(name, ref.id) for ref in refs):
+        if not known(name):
             refs.append(BaseModelRef(name, relation, PROSE, Location(card.path, line_no)))
+            remember(refs[-1])
             if _is_subject(before, titles):
                 about_self.append(refs[-1])
 
@@ -221,6 +261,8 @@ def prose_claims(card: Card | None, own_names: tuple[str, ...] = ()) -> list[Bas
         for pattern, relation in lineage_table().lists:
             if pattern.search(line):
                 in_list, list_relation = True, relation
+        if about_other is not None and about_other(line_no):
+            continue
         for pattern, relation in lineage_table().prose:
             for match in pattern.finditer(line):
                 names = [_name_after(line[match.end() :])]
@@ -403,6 +445,18 @@ def all_claims(evidence: Evidence) -> tuple[BaseModelRef, ...]:
     return claims
 
 
+def _about_other(evidence: Evidence) -> Callable[[int], bool] | None:
+    """Whether a card line is about another model, from the card's reading (the original
+    card a converted repo carries tells the original's lineage, not this repo's)."""
+    from cardaudit.extract.reading import read_evidence
+
+    card = evidence.card
+    for reading, _snapshot in read_evidence(evidence):
+        if card is not None and reading.document.repo == "model":
+            return lambda line: not reading.at(line).charged or reading.at(line).inherited
+    return None
+
+
 def _read_claims(evidence: Evidence) -> tuple[BaseModelRef, ...]:
     claims: list[BaseModelRef] = []
     for extractor in (
@@ -410,7 +464,7 @@ def _read_claims(evidence: Evidence) -> tuple[BaseModelRef, ...]:
         lambda: adapter_claims(evidence),
         lambda: mergekit_claims(evidence),
         lambda: config_claims(evidence),
-        lambda: prose_claims(evidence.card, own_names(evidence)),
+        lambda: prose_claims(evidence.card, own_names(evidence), _about_other(evidence)),
     ):
         try:
             claims += extractor()

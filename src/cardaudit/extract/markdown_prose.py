@@ -8,6 +8,8 @@ Every line keeps its 1-based number in the original file.
 from __future__ import annotations
 
 import re
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from cardaudit.extract import markdown_blocks as blocks
@@ -182,8 +184,39 @@ class Paragraph:
         return number
 
 
+#: ``paragraphs`` per live Document (by id; an entry goes when its Document is collected):
+#: promises, claims and subjects share one split.
+_PARAGRAPHS: dict[int, list[Paragraph]] = {}
+#: ``cleaned_sentences`` per live Paragraph.
+_SENTENCES: dict[int, list[tuple[int, str, str]]] = {}
+
+
 def paragraphs(document: Document) -> list[Paragraph]:
-    """Prose paragraphs of the document (headings and table rows excluded)."""
+    """Prose paragraphs of the document (headings and table rows excluded), split once per
+    document (callers must not modify the list)."""
+    key = id(document)
+    found = _PARAGRAPHS.get(key)
+    if found is None:
+        found = _PARAGRAPHS[key] = _paragraphs(document)
+        weakref.finalize(document, _PARAGRAPHS.pop, key, None)
+    return found
+
+
+def cleaned_sentences(
+    paragraph: Paragraph, clean: Callable[[str], str]
+) -> list[tuple[int, str, str]]:
+    """(offset, sentence, ``clean(sentence)``) of a paragraph, split and cleaned once for
+    every extractor (``clean`` is always extract.promises.clean)."""
+    key = id(paragraph)
+    found = _SENTENCES.get(key)
+    if found is None:
+        found = [(offset, part, clean(part)) for offset, part in sentences(paragraph.text)]
+        _SENTENCES[key] = found
+        weakref.finalize(paragraph, _SENTENCES.pop, key, None)
+    return found
+
+
+def _paragraphs(document: Document) -> list[Paragraph]:
     found: list[Paragraph] = []
     current: list[Line] = []
 

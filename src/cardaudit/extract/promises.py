@@ -1,45 +1,79 @@
-"""Promises: what the card and the code README say is coming, and whether it came.
+"""Promises: what the card and the code README commit to releasing.
 
-Patterns, artifact categories, delivery globs and links are data in
-``rules/tables/promises.yaml``. A sentence can promise several items ("SFT code, training
-instructions and backend code are coming" is three); each becomes one :class:`Promise`.
+Detection starts from the commitment (future or intent around releasing, "coming soon",
+"stay tuned", "TBD", unchecked roadmap boxes, and the same in Chinese, Japanese and Korean);
+the promised item is the phrase the commitment governs, and only then is it put in an
+artifact category (none matches: ``other``, never dropped). Patterns, categories, delivery
+globs and links are data in ``rules/tables/promises.yaml``. A sentence can promise several
+items ("SFT code, training instructions and backend code are coming" is three); each
+becomes one mention. Whether a promise was delivered is decided in
+:mod:`cardaudit.extract.promise_delivery`; which promises are the same, in
+:mod:`cardaudit.extract.promise_identity`.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from functools import cache
 from typing import Any
 
-from cardaudit.extract.markdown_blocks import HEADING, TABLE_ROW
+from cardaudit.extract.markdown_blocks import TABLE_ROW
 from cardaudit.extract.markdown_prose import (
     Document,
     Line,
-    card_document,
+    cleaned_sentences,
     paragraphs,
-    parse_document,
-    readme_path,
     sentences,
 )
-from cardaudit.model import Evidence, FileVersion, Promise, RepoSnapshot
 from cardaudit.rules import load_table
 
 LINK = re.compile(r"!?\[([^\]]*(?:\\\][^\]]*)*)\]\(([^)\s]*)[^)]*\)")
 BARE_URL = re.compile(r"https?://[^\s)>\]\"']+")
 MARKUP = re.compile(r"<[^>]+>|\*\*|__|`|\\(?=[\\`*_{}\[\]()#+\-.!|])")
-WORD = re.compile(r"[a-z0-9][a-z0-9.+-]*")
+WORD = re.compile(r"[a-z0-9][a-z0-9.+-]*|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+HTML_LINK = re.compile(r"<a\s[^>]*href=[\"']([^\"']+)[\"'][^>]*>(.*?)</a>", re.IGNORECASE)
+#: A run of word characters, dots and hyphens; names() picks the model and version names
+#: out of each run (one pass: a per-position search for "a letter, then a digit later"
+#: would be quadratic on a long word without digits).
+NAME_RUN = re.compile(r"[\w.-]+")
+VERSION = re.compile(r"\d+(?:\.\d+)+")
+CAMEL = re.compile(r"(?<![a-z])[a-z]+[A-Z][\w-]*")
+FIRST_LETTER = re.compile(r"[A-Za-z]")
+#: Where the phrase a commitment governs ends: after it ("release the SFT code | for …"),
+#: and before it ("… ; the technical report | will be released").
+AFTER_STOP = re.compile(
+    r"[.;:!?()\[\]。；：！？，、]|,\s|\s(?:in|on|at|by|soon|later|shortly|next|after|before|"
+    r"when|once|within|for|under|via|through|as|so|with|to|from|until|upon|here|there|beyond|than|"
+    r"and\s+(?:will|we|it)|which|that|if)\b",
+    re.IGNORECASE,
+)
+BEFORE_STOP = re.compile(
+    r"[.;:!?()\[\]。；：！？]|\b(?:and|but|while|because|so)\s+(?=\w+\s+will\b)"
+)
+#: Particles that end a CJK noun phrase ("学習コードは", "학습 코드는").
+CJK_PARTICLE = re.compile(r"(?:は|を|が|も|の|은|는|을|를|이|가|도)$")
+PRONOUN = re.compile(
+    r"^(?:it|them|this|that|these|those|they|we|you|i|more|everything|all|details?)$", re.I
+)
 
 
 @dataclass(frozen=True)
 class Marker:
+    """A form of commitment. ``items``: where the promised phrase is ("after" the marker,
+    "before" it, "either"); ``commitment``: an unknown phrase it governs is still a promise
+    (``other``); ``needs_artifact``: only a known artifact makes it one."""
+
     id: str
     regex: re.Pattern[str]
     needs_artifact: bool
-    items_after: bool = False
+    items: str = ""
+    commitment: bool = False
+
+    @property
+    def items_after(self) -> bool:
+        return self.items == "after"
 
 
 @dataclass(frozen=True)
@@ -57,6 +91,7 @@ class ArtifactSpec:
 @dataclass(frozen=True)
 class PromiseTable:
     markers: tuple[Marker, ...]
+    trigger: re.Pattern[str]  # any marker: one search rules a sentence out
     excludes: tuple[re.Pattern[str], ...]
     unchecked: re.Pattern[str]
     checked: re.Pattern[str]
@@ -80,8 +115,13 @@ def promise_table() -> PromiseTable:
             str(entry["id"]),
             re.compile(entry["pattern"], 0 if entry.get("case_sensitive") else flags),
             bool(entry.get("needs_artifact")),
-            entry.get("items") == "after",
+            str(entry.get("items") or ""),
+            bool(entry.get("commitment")),
         )
+        for entry in raw["markers"]
+    )
+    trigger = "|".join(
+        f"(?{'' if entry.get('case_sensitive') else 'i'}:{entry['pattern']})"
         for entry in raw["markers"]
     )
     artifacts = {
@@ -100,6 +140,7 @@ def promise_table() -> PromiseTable:
     roadmap = raw["roadmap"]
     return PromiseTable(
         markers=markers,
+        trigger=re.compile(trigger),
         excludes=tuple(re.compile(p, flags) for p in raw.get("exclude") or ()),
         unchecked=re.compile(roadmap["unchecked"]),
         checked=re.compile(roadmap["checked"]),
@@ -163,6 +204,64 @@ def governed(
     return found
 
 
+def governed_phrase(text: str, marker: Marker, hit: re.Match[str]) -> tuple[str, str]:
+    """(the clause the commitment governs, its noun phrase): after an active marker ("we
+    will release | the SFT code for…"), before a passive one ("the technical report | will
+    be released"); "either" tries after first. The noun phrase drops leading articles."""
+    after = text[hit.end() : hit.end() + 160]
+    stop = AFTER_STOP.search(after)
+    clause_after = after.split("\n", 1)[0]
+    phrase_after = after[: stop.start()] if stop else clause_after
+    head = text[max(0, hit.start() - 160) : hit.start()]
+    stops = list(BEFORE_STOP.finditer(head))
+    clause_before = head[stops[-1].end() :] if stops else head
+    order = ("after",) if marker.items == "after" else ("before",)
+    if marker.items == "either":
+        order = ("after", "before")
+    elif marker.items != "after" and not text[: hit.start()].strip():
+        order = ("after",)
+    for side in order:
+        clause = clause_after if side == "after" else clause_before
+        phrase = phrase_after if side == "after" else clause_before
+        noun = _noun_phrase(phrase, from_end=side == "before")
+        if noun:
+            return clause.strip(), noun
+    return "", ""
+
+
+def _noun_phrase(phrase: str, from_end: bool) -> str:
+    words = phrase.replace("*", " ").split()
+    words = words[-8:] if from_end else words[:8]
+    while words and words[0].lower().strip("'\"") in LEADING_WORDS:
+        words.pop(0)
+    noun = " ".join(words).strip(" ,'\"-–—")
+    noun = CJK_PARTICLE.sub("", noun)
+    if not noun or PRONOUN.match(noun) or not re.search(r"\w{2}", noun):
+        return ""
+    return noun
+
+
+LEADING_WORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "our",
+        "its",
+        "their",
+        "all",
+        "some",
+        "more",
+        "further",
+        "also",
+        "soon",
+        "then",
+        "both",
+        "any",
+    ]
+)
+
+
 def item_spans(text: str, table: PromiseTable) -> list[tuple[int, int, str, str]]:
     """(start, end, artifact, item) of each artifact phrase in ``text``, left to right."""
     spans: list[tuple[int, int, str]] = []
@@ -180,6 +279,26 @@ def item_spans(text: str, table: PromiseTable) -> list[tuple[int, int, str, str]
             continue
         chosen.append(span)
     return [(start, end, name, text[start:end].strip()) for start, end, name in chosen]
+
+
+def _promised_items(text: str, marker: Marker, table: PromiseTable) -> list[tuple[str, str]]:
+    """What one commitment promises: the known artifacts of the clause it governs, else
+    those of the sentence, else (a commitment) the noun phrase it governs as ``other``."""
+    hit = marker.regex.search(text)
+    if hit is None:
+        return []
+    opening = text[: hit.start()].rstrip()[-1:]
+    clause, noun = governed_phrase(text, marker, hit)
+    if clause and opening not in ("(", "["):
+        found = items_in(clause, table)
+        if found:
+            return found
+    found = governed(text, marker, hit, table)
+    if found:
+        return found
+    if noun and (marker.commitment or not marker.needs_artifact):
+        return [("other", noun[:80])]
+    return []
 
 
 def _is_roadmap_section(line: Line, table: PromiseTable) -> bool:
@@ -225,22 +344,24 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
                 Mention(document.path, document.repo, number, text, artifact, item, marker)
             )
 
-    def statements(text: str, at) -> None:
+    def statements(text: str, at, split: list[tuple[int, str, str]] | None = None) -> None:
         previous = ""
-        for offset, sentence in sentences(text):
-            cleaned = clean(sentence)
+        parts = split if split is not None else [(o, s, clean(s)) for o, s in sentences(text)]
+        for offset, sentence, cleaned in parts:
             context_sentence, previous = previous, cleaned
+            if not table.trigger.search(cleaned):
+                if table.delivered_words.search(cleaned):
+                    add(delivered, at(offset), cleaned, "statement", bare=False)
+                continue
             if any(regex.search(cleaned) for regex in table.excludes):
                 continue
             marker = next((m for m in table.markers if m.regex.search(cleaned)), None)
             if marker is None:
-                if table.delivered_words.search(cleaned):
-                    add(delivered, at(offset), cleaned, "statement", bare=False)
                 continue
             hit = marker.regex.search(sentence)
             number, context = at(offset + (hit.start() if hit else 0), with_context=True)
             cleaned = f"{context}: {cleaned}" if context else cleaned
-            items = governed(cleaned, marker, marker.regex.search(cleaned), table)
+            items = _promised_items(cleaned, marker, table)
             if not items and context_sentence and len(cleaned) < 40:
                 # "lzlvV2 is in the works. Soon(tm)." - the promise is the sentence before
                 cleaned = f"{context_sentence} {cleaned}"
@@ -281,395 +402,35 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             number = paragraph.line_at(offset)
             return (number, "") if with_context else number
 
-        statements(paragraph.text, prose_at)
+        statements(paragraph.text, prose_at, cleaned_sentences(paragraph, clean))
     promised.sort(key=lambda m: m.line)
     delivered.sort(key=lambda m: m.line)
     return promised, delivered
 
 
-# --------------------------------------------------------------------------- status
-
-
 def keywords(item: str, table: PromiseTable) -> set[str]:
+    """The words of ``item`` that say what it is (stop words dropped)."""
     return {word for word in WORD.findall(item.lower()) if word not in table.stopwords}
 
 
-NAME_TOKEN = re.compile(r"[A-Za-z][\w.-]*\d[\w.-]*|\d+(?:\.\d+)+|[a-z]+[A-Z][\w-]*")
-
-
 def names(text: str) -> set[str]:
-    """Model and version names in ``text`` ("iLLaDA", "Qwen3-2507", "3.1", "vLLM")."""
-    return {token.lower().strip(".-") for token in NAME_TOKEN.findall(text)}
+    """Model and version names in ``text`` ("iLLaDA", "Qwen3-2507", "3.1", "vLLM"): from a
+    letter on, a run with a digit after it; a dotted version; a camelCase word."""
+    found: set[str] = set()
+    for match in NAME_RUN.finditer(text):
+        run = match.group(0)
+        letter = FIRST_LETTER.search(run)
+        if letter and any(char.isdigit() for char in run[letter.start() + 1 :]):
+            found.add(run[letter.start() :])
+            continue
+        found.update(version.group(0) for version in VERSION.finditer(run))
+        camel = CAMEL.search(run)
+        if camel:
+            found.add(camel.group(0))
+    return {token.lower().strip(".-") for token in found} - {""}
 
 
 def mentions_names(wanted: set[str], text: str) -> bool:
     """Whether ``text`` names one of ``wanted`` (always true when nothing is wanted)."""
     lowered = text.lower()
     return not wanted or any(name in lowered for name in wanted)
-
-
-@dataclass(frozen=True)
-class Context:
-    """What can prove a delivery: every document's deliveries and links, the code repo, and
-    the model repo's own files."""
-
-    deliveries: tuple[Mention, ...]
-    links: tuple[tuple[str, str, int, str, str], ...]  # (url, anchor text, path, line, repo)
-    code: RepoSnapshot | None
-    documents: tuple[Document, ...]
-    model: RepoSnapshot | None = None
-
-
-HTML_LINK = re.compile(r"<a\s[^>]*href=[\"']([^\"']+)[\"'][^>]*>(.*?)</a>", re.IGNORECASE)
-
-
-def _links(document: Document) -> list[tuple[str, str, str, int, str]]:
-    """(url, anchor text, path, line, repo) of every link in the document's prose."""
-    found = []
-    for line in document.prose():
-        text = line.text
-        for match in LINK.finditer(text):
-            if match.group(2):
-                found.append((match.group(2), clean(match.group(1)), document.path, line.number))
-        for match in HTML_LINK.finditer(text):
-            found.append((match.group(1), clean(match.group(2)), document.path, line.number))
-        rest = HTML_LINK.sub(" ", LINK.sub(" ", text))
-        for match in BARE_URL.finditer(rest):
-            found.append((match.group(0), "", document.path, line.number))
-    return [(url, anchor, path, number, document.repo) for url, anchor, path, number in found]
-
-
-def _where(path: str, line: int, repo: str) -> str:
-    return f"{path}:{line}" if repo == "model" else f"{repo}:{path}:{line}"
-
-
-def _glob_files(
-    code: RepoSnapshot, globs: Iterable[str], not_globs: Iterable[str] = ()
-) -> list[str]:
-    patterns = [glob.lower() for glob in globs]
-    excluded = [glob.lower() for glob in not_globs]
-    return [
-        entry.path
-        for entry in code.files
-        if any(fnmatch.fnmatchcase(entry.path.lower(), pattern) for pattern in patterns)
-        and not any(fnmatch.fnmatchcase(entry.path.lower(), glob) for glob in excluded)
-    ]
-
-
-def _repo_files(
-    snapshot: RepoSnapshot, globs: Iterable[str], ignore: Iterable[str], not_globs: Iterable[str]
-) -> list[str]:
-    ignored = [glob.lower() for glob in ignore]
-    return [
-        path
-        for path in _glob_files(snapshot, globs, not_globs)
-        if not any(fnmatch.fnmatchcase(path.lower(), glob) for glob in ignored)
-    ]
-
-
-def delivering_files(
-    spec: ArtifactSpec,
-    wanted: set[str],
-    code: RepoSnapshot | None,
-    model: RepoSnapshot | None,
-    table: PromiseTable,
-) -> tuple[str, list[str]] | None:
-    """("code" or "model", files) of the first repo holding files that deliver ``spec``:
-    the code repo first, then the model repo (without its weights and trainer outputs)."""
-    candidates: list[tuple[str, list[str]]] = []
-    if code is not None:
-        candidates.append(("code", _glob_files(code, spec.files, spec.not_files)))
-    if model is not None:
-        candidates.append(
-            ("model", _repo_files(model, spec.files, table.model_repo_ignore, spec.not_files))
-        )
-    for repo, files in candidates:
-        if spec.keyword_match:
-            files = [f for f in files if any(word in f.lower() for word in wanted)]
-            files = [f for f in files if f.rsplit("/", 1)[-1].lower() != "readme.md"]
-        if files:
-            return repo, files
-    return None
-
-
-def _files_reason(repo: str, files: list[str]) -> str:
-    shown = ", ".join(files[:3]) + (" …" if len(files) > 3 else "")
-    return f"the {repo} repo has {shown}"
-
-
-def decide(mention: Mention, context: Context, table: PromiseTable) -> tuple[str, str]:
-    """(status, reason) for one promised item."""
-    if mention.artifact == "other":
-        return "unknown", "what is promised is not a recognised artifact; check by hand"
-    spec = table.artifacts[mention.artifact]
-    wanted = keywords(mention.item, table)
-    named = names(mention.text)
-    for done in context.deliveries:
-        if done.artifact != mention.artifact:
-            continue
-        if (done.path, done.repo, done.line) == (mention.path, mention.repo, mention.line):
-            continue
-        theirs = keywords(done.item, table) | keywords(done.text, table)
-        if wanted and not wanted & theirs:
-            continue
-        if not mentions_names(named, done.text):
-            continue
-        how = "a checked roadmap box" if done.marker == "roadmap_checked" else "a statement"
-        return "delivered", f"{how} at {_where(done.path, done.line, done.repo)}: {done.text!r}"
-    for url, anchor, path, line, repo in context.links:
-        if (path, repo, line) == (mention.path, mention.repo, mention.line):
-            continue
-        if not mentions_names(named, f"{anchor} {url}"):
-            continue
-        if any(regex.search(url) for regex in spec.links):
-            return "delivered", f"{_where(path, line, repo)} links {url}"
-    found = delivering_files(spec, wanted, None, context.model, table) if spec.files else None
-    if found:  # shipped in the audited model repo itself
-        return "delivered", _files_reason(*found)
-    if spec.files and context.code is not None and not has_sources(context.code):
-        return "unknown", (
-            f"the code repo {context.code.id} holds only documentation here; its files cannot "
-            "show whether this was delivered"
-        )
-    if spec.files and context.code is not None:
-        found = delivering_files(spec, wanted, context.code, None, table)
-        if found:
-            return "delivered", _files_reason(*found)
-        section = _section_delivery(mention, context, wanted)
-        if section:
-            return "delivered", section
-        return "missing", f"no {spec.label} in code repo {context.code.id} ({spec.looked_for})"
-    section = _section_delivery(mention, context, wanted) if mention.artifact == "docs" else None
-    if section:
-        return "delivered", section
-    if spec.links and not spec.files:
-        return "missing", f"no link to the {spec.label} in the card or the code README"
-    if spec.files:
-        return "unknown", "no code repo to look in (audit with --code <repo>)"
-    return "unknown", f"{spec.label} live outside these repos; not checked"
-
-
-DOC_ONLY = re.compile(r"(?:^|/)(?:readme|license|licence|notice|copying)[^/]*$|\.(?:md|rst|txt)$")
-
-
-def has_sources(code: RepoSnapshot) -> bool:
-    """Whether a code snapshot holds more than READMEs and licences (a real checkout)."""
-    return any(not DOC_ONLY.search(entry.path.lower()) for entry in code.files)
-
-
-def _section_delivery(mention: Mention, context: Context, wanted: set[str]) -> str | None:
-    """Docs delivered as a README section ("## Training" with several lines of prose)."""
-    if mention.artifact != "docs" or not wanted:
-        return None
-    for document in context.documents:
-        for line in document.lines:
-            if line.heading is None or not wanted & set(WORD.findall(line.heading.lower())):
-                continue
-            body = [
-                other
-                for other in document.lines
-                if other.section_start == line.number and other.kind != HEADING
-            ]
-            if any(
-                other.number == mention.line and document.path == mention.path for other in body
-            ):
-                continue
-            if sum(1 for other in body if other.text.strip()) >= 3:
-                where = _where(document.path, line.number, document.repo)
-                return f"section {line.heading!r} at {where}"
-    return None
-
-
-# --------------------------------------------------------------------------- history
-
-
-def strip_front_matter(text: str) -> tuple[str, int]:
-    lines = text.splitlines(keepends=True)
-    if lines and lines[0].strip() == "---":
-        for index in range(1, len(lines)):
-            if lines[index].strip() == "---":
-                return "".join(lines[index + 1 :]), index + 2
-    return text, 1
-
-
-def _key(mention: Mention) -> tuple[str, str]:
-    return mention.artifact, " ".join(mention.item.lower().split())
-
-
-def promised_keys(path: str, repo: str, version: FileVersion, table: PromiseTable) -> set:
-    """(artifact, item) keys promised by one committed version of a file."""
-    body, start = strip_front_matter(version.text)
-    document = parse_document(path, body, repo=repo, first_line=start)
-    promised, _ = mentions(document, table)
-    return {_key(other) for other in promised}
-
-
-def first_seen(
-    mention: Mention,
-    versions: tuple[FileVersion, ...],
-    table: PromiseTable,
-    cache: dict[tuple[str, str, str], set] | None = None,
-) -> datetime | None:
-    """Date of the commit since which the file has promised this item without a break."""
-    cache = {} if cache is None else cache
-    earliest: datetime | None = None
-    key = _key(mention)
-    for version in reversed(versions):
-        slot = (mention.repo, mention.path, version.sha)
-        if slot not in cache:
-            cache[slot] = promised_keys(mention.path, mention.repo, version, table)
-        if key not in cache[slot]:
-            break
-        earliest = version.date
-    return earliest
-
-
-# --------------------------------------------------------------------------- facts
-
-
-def documents(evidence: Evidence) -> list[tuple[Document, RepoSnapshot]]:
-    """The card body and the code repo's README, with the snapshot each comes from."""
-    found = []
-    card = evidence.card
-    if card is not None and not card.error:
-        document = card_document(card)
-        if document is not None:
-            found.append((document, evidence.repo))
-    code = evidence.code
-    if code is not None:
-        path = readme_path(code)
-        if path is not None:
-            found.append((parse_document(path, code.texts[path].text, repo="code"), code))
-    return found
-
-
-def promise_facts(evidence: Evidence, now: datetime | None = None) -> tuple[Promise, ...]:
-    """Every promised item in the card and the code README, with status and age."""
-    from cardaudit.clock import audit_now
-
-    table = promise_table()
-    docs = documents(evidence)
-    promised: list[tuple[Mention, RepoSnapshot]] = []
-    deliveries: list[Mention] = []
-    links: list[tuple[str, str, str, int, str]] = []
-    for document, snapshot in docs:
-        found, done = mentions(document, table)
-        promised += [(mention, snapshot) for mention in found]
-        deliveries += done
-        links += _links(document)
-    if not promised:
-        return ()
-    clock = now or audit_now()
-    context = Context(
-        tuple(deliveries), tuple(links), evidence.code, tuple(d for d, _ in docs), evidence.repo
-    )
-    results = []
-    parsed: dict[tuple[str, str, str], set] = {}
-    for mention, snapshot in promised:
-        status, reason = decide(mention, context, table)
-        seen = first_seen(mention, snapshot.history.get(mention.path, ()), table, parsed)
-        results.append(
-            Promise(
-                text=mention.text,
-                artifact=mention.artifact,
-                path=mention.path,
-                line=mention.line,
-                status=status,  # type: ignore[arg-type]
-                first_seen=seen.date().isoformat() if seen else None,
-                reason=reason,
-                repo=mention.repo,
-                item=mention.item,
-                age_days=(clock.date() - seen.date()).days if seen else None,
-            )
-        )
-    return tuple(results)
-
-
-# --------------------------------------------------------------------------- deliveries
-
-#: At most this many delivering files are kept per artifact and repo in stored evidence.
-MAX_STORED_FILES = 200
-
-
-def delivery_evidence(evidence: Evidence) -> dict[str, Any]:
-    """What this audit can see delivered, as JSON kept with the stored audit.
-
-    ``statements``: checked roadmap boxes, struck roadmap items and delivery statements
-    ("SFT code is now available") of the card and the code README; ``files``: per artifact,
-    the files of the code and model repos that deliver it. A later diff judges a promise that
-    disappeared against this: removed after delivery, or dropped.
-    """
-    table = promise_table()
-    statements = []
-    for document, _snapshot in documents(evidence):
-        _promised, done = mentions(document, table)
-        statements += [
-            {
-                "artifact": m.artifact,
-                "item": m.item,
-                "text": m.text,
-                "repo": m.repo,
-                "path": m.path,
-                "line": m.line,
-                "how": m.marker,
-            }
-            for m in done
-        ]
-    files: dict[str, list[dict[str, str]]] = {}
-    for name, spec in table.artifacts.items():
-        if not spec.files:
-            continue
-        listed = []
-        if evidence.code is not None:
-            listed += [("code", p) for p in _glob_files(evidence.code, spec.files, spec.not_files)]
-        listed += [
-            ("model", p)
-            for p in _repo_files(evidence.repo, spec.files, table.model_repo_ignore, spec.not_files)
-        ]
-        kept: list[dict[str, str]] = []
-        for repo in ("code", "model"):
-            mine = [
-                p for r, p in listed if r == repo and p.rsplit("/", 1)[-1].lower() != "readme.md"
-            ]
-            kept += [{"repo": repo, "path": p} for p in mine[:MAX_STORED_FILES]]
-        if kept:
-            files[name] = kept
-    return {"statements": statements, "files": files}
-
-
-def delivered_by(
-    artifact: str, item: str | None, text: str, deliveries: Mapping[str, Any]
-) -> str | None:
-    """Why a promise that is no longer stated counts as delivered, judged on a later audit's
-    :func:`delivery_evidence` (the same tests as :func:`decide`); None when nothing shows it."""
-    table = promise_table()
-    spec = table.artifacts.get(artifact)
-    if spec is None:
-        return None
-    wanted = keywords(item or text, table)
-    named = names(text)
-    for done in deliveries.get("statements") or ():
-        if not isinstance(done, Mapping) or done.get("artifact") != artifact:
-            continue
-        theirs = keywords(str(done.get("item") or ""), table) | keywords(
-            str(done.get("text") or ""), table
-        )
-        if wanted and not wanted & theirs:
-            continue
-        if not mentions_names(named, str(done.get("text") or "")):
-            continue
-        how = "a checked roadmap box" if done.get("how") == "roadmap_checked" else "a statement"
-        where = _where(str(done.get("path")), int(done.get("line") or 0), str(done.get("repo")))
-        return f"{how} at {where}: {done.get('text')!r}"
-    listed = (deliveries.get("files") or {}).get(artifact) or ()
-    for repo in ("code", "model"):
-        files = [
-            str(f.get("path"))
-            for f in listed
-            if isinstance(f, Mapping) and f.get("repo") == repo and f.get("path")
-        ]
-        if spec.keyword_match:
-            files = [f for f in files if any(word in f.lower() for word in wanted)]
-        if files:
-            return _files_reason(repo, files)
-    return None

@@ -83,10 +83,14 @@ def _promises_table(report: Report):
         first_seen = (promise.first_seen or "unknown")[:10]
         if promise.age_days is not None:
             first_seen += f" ({promise.age_days} d)"
-        what = promise.item or promise.artifact
-        table.add_row(
-            _escape(f"{what} [{promise.artifact}]"), _escape(where), promise.status, first_seen
-        )
+        if len(promise.locations) > 1:
+            where += f" (+{len(promise.locations) - 1})"
+        what = f"{promise.item or promise.artifact} [{promise.artifact}]"
+        if not promise.charged:
+            what += f" — about {promise.about}, not charged"
+        elif promise.inherited:
+            what += " — inherited from the original card"
+        table.add_row(_escape(what), _escape(where), promise.status, first_seen)
     return table
 
 

@@ -364,6 +364,8 @@ def _audit_row(
             )
         )
     for item in facts.get("promises") or []:
+        if str(item.get("about") or "audited") not in ("audited", "page"):
+            continue  # another model's promise: context in the report, not this model's story
         row.promises.append(
             PromiseRow(
                 artifact=str(item.get("artifact") or "other"),

@@ -1,0 +1,137 @@
+"""Whether a claim discloses its method: the checklists of ``rules/tables/claims.yaml``
+looked for near the claim, in its section and in the document's evaluation sections.
+
+A pointer to the method (a link to evaluation details, a named place to read them) discloses
+the items the table lists under ``pointer.discloses``; the benchmark version must still be
+stated. Everything shared by the claims of a document is computed once per document.
+"""
+
+from __future__ import annotations
+
+from cardaudit.extract.claims import IMAGE, Benchmark, ClaimTable, Found, clean
+from cardaudit.extract.markdown_prose import Document
+
+
+class Scope:
+    """Where a document's claims may be disclosed, prepared once per document.
+
+    The evaluation sections are shared by every claim of the document, so their text and the
+    checklist items it discloses are computed once; each claim adds only its own section and
+    the lines around it.
+    """
+
+    def __init__(self, document: Document, table: ClaimTable) -> None:
+        self.document = document
+        self.table = table
+        self.cleaned = {line.number: clean(line.text) for line in document.lines}
+        # raw lines keep their links (pointers); images are not pointers
+        self.raw = {line.number: IMAGE.sub(" ", line.text) for line in document.lines}
+        in_evaluation: dict[tuple[str, ...], bool] = {}
+        for line in document.lines:
+            if line.section not in in_evaluation:
+                in_evaluation[line.section] = any(
+                    table.sections.search(name) for name in line.section
+                )
+        evaluation = [line for line in document.lines if in_evaluation[line.section]]
+        self.eval_numbers = {line.number for line in evaluation}
+        self.eval_text = "\n".join(self.cleaned[line.number] for line in evaluation)
+        self.by_section: dict[int, list[int]] = {}
+        for line in document.lines:
+            self.by_section.setdefault(line.section_start, []).append(line.number)
+        self.eval_pointer = bool(
+            table.pointer.search("\n".join(self.raw[line.number] for line in evaluation))
+        )
+        self.versioned: dict[int, bool] = {}  # benchmark → versioned in the evaluation sections
+        self.eval_disclosed = {
+            item.id
+            for items in table.checklist.values()
+            for item in items
+            if item.patterns and any(regex.search(self.eval_text) for regex in item.patterns)
+        }
+
+    def local_numbers(self, start: int, end: int) -> list[int]:
+        """Lines near the claim and in its own section, outside the evaluation sections."""
+        anchor = self.document.line(start)
+        numbers = set(range(start - self.table.window, end + self.table.window + 1))
+        if anchor is not None:
+            numbers |= set(self.by_section.get(anchor.section_start, ()))
+        return sorted(n for n in numbers if n in self.cleaned and n not in self.eval_numbers)
+
+
+def undisclosed(found: Found, scope: Scope) -> list[str]:
+    """The checklist items a claim and its surroundings do not disclose."""
+    table = scope.table
+    numbers = scope.local_numbers(found.line, found.end)
+    local = "\n".join(scope.cleaned[n] for n in numbers)
+    pointer = scope.eval_pointer or bool(
+        table.pointer.search("\n".join(scope.raw[n] for n in numbers))
+    )
+    if found.kind == "superiority":
+        return [] if pointer else ["a number or the method behind it"]
+    kind = "speed" if found.kind == "speed" else "benchmark"
+    agentic = any(bench.agentic for bench, _ in found.benches)
+    missing = (
+        ["visible numbers (shown only in an image)"] if found.kind == "benchmark_image" else []
+    )
+    for item in table.checklist[kind]:
+        if pointer and item.id in table.pointer_discloses:
+            continue
+        if item.agentic_only and not agentic:
+            continue
+        if item.kind == "versions":
+            unversioned = _unversioned(found, scope)
+            if unversioned:
+                missing.append(f"{item.label} ({', '.join(unversioned)})")
+        elif item.kind == "baseline":
+            if table.relative.search(found.text) and not _baseline_named(found.text, table):
+                missing.append(item.label)
+        elif item.id in scope.eval_disclosed:
+            continue
+        elif not any(regex.search(local) for regex in item.patterns):
+            missing.append(item.label)
+    return missing
+
+
+def _unversioned(found: Found, scope: Scope) -> list[str]:
+    names: list[str] = []
+    local: list[str] | None = None
+    for bench, text in found.benches:
+        if bench.versions is None or _versioned(bench, text):
+            continue
+        if local is None:
+            local = [scope.cleaned[n] for n in scope.local_numbers(found.line, found.end)]
+        if any(_versioned(bench, line) for line in local if bench.name.search(line)):
+            continue
+        if _versioned_in_evaluation(bench, scope):
+            continue
+        name = clean(bench.name.search(text).group(0))
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _versioned_in_evaluation(bench: Benchmark, scope: Scope) -> bool:
+    """Whether the evaluation sections name ``bench`` with its version (once per document)."""
+    key = id(bench)
+    if key not in scope.versioned:
+        scope.versioned[key] = any(
+            _versioned(bench, scope.cleaned[n])
+            for n in sorted(scope.eval_numbers)
+            if bench.name.search(scope.cleaned[n])
+        )
+    return scope.versioned[key]
+
+
+def _versioned(bench: Benchmark, text: str) -> bool:
+    """Whether a mention of ``bench`` in ``text`` carries its version or track
+    (in the name itself, "Aider-Polyglot", or right after it, "SWE-bench Verified")."""
+    assert bench.versions is not None
+    for match in bench.name.finditer(text):
+        if bench.versions.search(text[match.start() : match.end() + 30]):
+            return True
+    return False
+
+
+def _baseline_named(text: str, table: ClaimTable) -> bool:
+    match = table.baseline.search(text)
+    return bool(match) and not table.vague_baselines.search(match.group("target"))
