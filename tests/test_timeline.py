@@ -385,12 +385,15 @@ def test_track_run_history_of_the_clover_promises(
     assert not any(e["kind"] == "licence_changed" for e in data["events"])
     assert data["events"][0]["audit_id"] == first
 
-    # The promise ledger (same store, same matching): the checked box delivered and removed
-    # from the text, the other code README items still open 105 days after 2026-03-02.
+    # The promise ledger (same store, same matching): the SFT code promised in the card and in
+    # the code README's roadmap is one promise (at its first place, the card's line 48),
+    # delivered by the checked box; the other code README items still open 105 days after
+    # 2026-03-02.
     ledger = {
         (e["location"]["path"], e["location"]["line"], e["artifact"]): e for e in data["ledger"]
     }
-    box_entry = ledger[("README.md", 20, "training_code")]
+    assert len(ledger) == len(data["ledger"]) == 4
+    box_entry = ledger[("README.md", 48, "training_code")]
     assert (box_entry["state"], box_entry["delivered_on"][:10], box_entry["days_open"]) == (
         "delivered",
         "2026-06-15",
