@@ -14,6 +14,7 @@ CheckFn = Callable[[Evidence, Facts, Rule], Iterable[Hit]]
 CHECK_MODULES: tuple[str, ...] = (
     "sources",
     "licence",
+    "licence_modified",
     "attribution",
     "derivation",
     "code_attribution",

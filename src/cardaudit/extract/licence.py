@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cardaudit.extract.licence_diff import compare_file
 from cardaudit.extract.licence_id import identify_text
 from cardaudit.extract.licence_table import licence_table, normalise_spdx
 from cardaudit.model import Card, Evidence, LicenceFacts, LicenceMatch, RepoSnapshot
@@ -66,6 +67,11 @@ def identify_files(snapshot: RepoSnapshot, repo: str) -> tuple[LicenceMatch, ...
             matches.append(LicenceMatch(path, None, 0.0, repo=repo, note=reason))
             continue
         found = identify_text(text.text)
+        comparison = (
+            compare_file(text.text, found.licence, found.also)
+            if found.licence and found.complete
+            else None
+        )
         matches.append(
             LicenceMatch(
                 path,
@@ -77,6 +83,13 @@ def identify_files(snapshot: RepoSnapshot, repo: str) -> tuple[LicenceMatch, ...
                 engine=found.engine,
                 complete=found.complete,
                 link=found.link,
+                modifications=comparison.modifications if comparison else (),
+                compared_with=(
+                    f"{comparison.reference} ({comparison.source})"
+                    if comparison and not comparison.note
+                    else None
+                ),
+                compare_note=comparison.note if comparison else None,
             )
         )
     return tuple(matches)
@@ -91,6 +104,29 @@ def _match_json(match: LicenceMatch) -> dict[str, Any]:
     }
     if match.note:
         data["note"] = match.note
+    data.update(modification_json(match))
+    return data
+
+
+def modification_json(match: LicenceMatch) -> dict[str, Any]:
+    """The comparison fields of a licence file in the JSON report (only those that are set)."""
+    data: dict[str, Any] = {}
+    if match.compared_with:
+        data["compared_with"] = match.compared_with
+    if match.compare_note:
+        data["compare_note"] = match.compare_note
+    if match.compared_with or match.modifications:
+        data["modifications"] = [
+            {
+                "kind": m.kind,
+                "text": m.text,
+                "line": m.line,
+                **({"reference_text": m.reference_text} if m.reference_text else {}),
+                "restricts": m.restricts,
+                **({"category": m.category} if m.category else {}),
+            }
+            for m in match.modifications
+        ]
     return data
 
 

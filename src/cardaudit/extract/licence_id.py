@@ -94,6 +94,11 @@ def _references() -> dict[str, dict[str, Any]]:
     return refs
 
 
+def bundled_reference_texts() -> dict[str, str]:
+    """The bundled model-licence texts by licence id (the references of licence_diff)."""
+    return {licence_id: ref["text"] for licence_id, ref in _references().items()}
+
+
 def _store_key(licence_id: str) -> str:
     return "LicenseRef-cardaudit-" + re.sub(r"[^A-Za-z0-9.\-]", "-", licence_id)
 
