@@ -221,3 +221,71 @@ def test_mixed_encodings_and_one_line_licences(tmp_path: Path) -> None:
     one_line = _audit_json(_repo(tmp_path / "one", b"Licensed under the MIT licence.\n"))
     rules = {f["rule_id"] for f in one_line["findings"]}
     assert rules & {"LIC005", "ATT001", "LIC011"}, rules
+
+
+# --------------------------------------------------------------------------- REUSE, LIC009
+
+
+def test_reuse_layout_counts_as_a_shipped_licence() -> None:
+    data = scenario_json("reuse-layout")
+    licence = data["facts"]["license"]
+    assert [(m["path"], m["identified"]) for m in licence["files"]] == [
+        ("LICENSES/Apache-2.0.txt", "Apache-2.0")
+    ]
+    assert licence["reuse"]["config"] == "REUSE.toml"
+    assert licence["reuse"]["expressions"] == ["Apache-2.0"]
+    code = licence["code_repo"]
+    assert code["identified"] == "Apache-2.0"
+    assert code["reuse"]["config"] == ".reuse/dep5"
+    assert code["reuse"]["expressions"] == ["Apache-2.0"]
+    rules = {f["rule_id"] for f in data["findings"]}
+    assert not rules & {"ATT001", "LIC009", "LIC005", "LIC010", "LIC011"}, rules
+
+
+def test_the_hub_fetches_the_reuse_layout() -> None:
+    from cardaudit.model import FileEntry
+    from cardaudit.sources.hub import wanted_file
+
+    assert wanted_file(FileEntry("LICENSES/Apache-2.0.txt", 11_000))
+    assert wanted_file(FileEntry("REUSE.toml", 200))
+    assert wanted_file(FileEntry(".reuse/dep5", 200))
+    assert not wanted_file(FileEntry("LICENSES/nested/MIT.txt", 1_000))
+    assert not wanted_file(FileEntry("docs/LICENSE", 1_000))
+
+
+def test_lic009_reads_a_readme_badge_and_names_the_repo() -> None:
+    (finding,) = [
+        f for f in scenario_json("code-licence-badge")["findings"] if f["rule_id"] == "LIC009"
+    ]
+    assert finding["severity"] == "warning"
+    assert finding["location"] == {"path": "README.md", "line": 3, "repo": "code"}
+    assert "rushlight-labs/tiny-train" in finding["message"]
+    assert "states mit" in finding["message"]
+    assert "all rights reserved" not in finding["message"]
+
+
+def test_lic009_without_any_statement_is_all_rights_reserved(tmp_path: Path) -> None:
+    model = _repo(tmp_path, reference_for("MIT").text.encode())
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "README.md").write_text("# tools\n\nScripts.\n")
+    result = runner.invoke(
+        app, ["audit", str(model), "--code", str(code), "-f", "json", "--fail-on", "never"]
+    )
+    (finding,) = [f for f in json.loads(result.stdout)["findings"] if f["rule_id"] == "LIC009"]
+    assert "all rights reserved" in finding["message"]
+    assert "folder 'code'" in finding["message"]
+
+
+def test_spdx_custom_licence_carries_the_shipped_text(tmp_path: Path) -> None:
+    repo = tmp_path / "model"
+    repo.mkdir()
+    front = "license: other\nlicense_name: Fenland Model Licence\nlicense_link: LICENSE\n"
+    (repo / "README.md").write_text(f"---\n{front}---\n\n# A model\n")
+    own_terms = "FENLAND MODEL LICENCE\n\nYou may run this model on your own computers.\n"
+    (repo / "LICENSE").write_text(own_terms)
+    result = runner.invoke(app, ["audit", str(repo), "-f", "spdx", "--fail-on", "never"])
+    data = json.loads(result.stdout)
+    (info,) = data["hasExtractedLicensingInfos"]
+    assert info["licenseId"] == "LicenseRef-Fenland-Model-Licence"
+    assert info["extractedText"] == own_terms

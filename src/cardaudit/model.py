@@ -365,6 +365,8 @@ class LicenceFacts:
     prose: tuple[Mapping[str, Any], ...] = ()
     notices: tuple[str, ...] = ()
     base: tuple[Mapping[str, Any], ...] = ()
+    #: The REUSE layout (LICENSES/, REUSE.toml, .reuse/dep5) when the repo has one.
+    reuse: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)

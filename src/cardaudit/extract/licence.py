@@ -9,6 +9,7 @@ from typing import Any
 from cardaudit.extract.licence_diff import compare_file
 from cardaudit.extract.licence_id import identify_text
 from cardaudit.extract.licence_table import licence_table, normalise_spdx
+from cardaudit.extract.reuse import reuse_facts, reuse_licence_files
 from cardaudit.model import Card, Evidence, LicenceFacts, LicenceMatch, RepoSnapshot
 
 LICENCE_STEMS = ("license", "licence", "copying")
@@ -49,8 +50,9 @@ def _top_level(snapshot: RepoSnapshot, stems: tuple[str, ...]) -> list[str]:
 
 
 def licence_files(snapshot: RepoSnapshot) -> list[str]:
-    """Top-level files named LICENSE*, LICENCE* or COPYING*, sorted."""
-    return _top_level(snapshot, LICENCE_STEMS)
+    """Top-level files named LICENSE*, LICENCE* or COPYING*, then the REUSE layout's
+    ``LICENSES/<id>.txt`` texts."""
+    return _top_level(snapshot, LICENCE_STEMS) + reuse_licence_files(snapshot)
 
 
 def notice_files(snapshot: RepoSnapshot) -> list[str]:
@@ -202,6 +204,7 @@ def _code_repo_facts(snapshot: RepoSnapshot) -> dict[str, Any]:
         "files": [_match_json(m) for m in files],
         "identified": next((m.identified for m in files if m.identified), None),
         "notices": notice_files(snapshot),
+        **({"reuse": reuse} if (reuse := reuse_facts(snapshot)) else {}),
     }
 
 
@@ -242,6 +245,7 @@ def licence_facts(evidence: Evidence) -> LicenceFacts:
         code_repo=_code_repo_facts(evidence.code) if evidence.code is not None else None,
         prose=prose_statements(card),
         notices=tuple(notice_files(evidence.repo)),
+        reuse=reuse_facts(evidence.repo),
         base=tuple(
             _base_facts(base, name)
             for base, name in zip(

@@ -39,6 +39,7 @@ def facts_to_json(facts: Facts) -> dict[str, Any]:
             "prose": to_jsonable(licence.prose),
             "notices": list(licence.notices),
             "base": to_jsonable(licence.base),
+            **({"reuse": to_jsonable(licence.reuse)} if licence.reuse else {}),
         },
         "parameters": to_jsonable(facts.parameters),
         "memory": to_jsonable(facts.memory),

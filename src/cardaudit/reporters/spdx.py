@@ -76,7 +76,7 @@ class _Licences:
 
         info = lookup(key)
         title = name or (info.name if info else key.removeprefix("LicenseRef-"))
-        text = self._shipped_text(key)
+        text = self._shipped_text(key) or (self._custom_text() if name else None)
         if text is None:  # the licence's own text as cardaudit bundles it (Llama, Gemma…)
             reference = reference_for(info.hub_id if info else key.removeprefix("LicenseRef-"))
             text = reference.text if reference is not None else None
@@ -106,6 +106,15 @@ class _Licences:
                 [],
             )
         return key
+
+    def _custom_text(self) -> str | None:
+        """The text of a custom licence the card names: its one unidentified licence file."""
+        evidence = self.report.evidence
+        files = [m for m in self.report.facts.license.files if m.repo == "model"]
+        if evidence is None or len(files) != 1 or files[0].identified or files[0].link:
+            return None
+        text = evidence.repo.text(files[0].path)
+        return text.text if text is not None and text.text.strip() else None
 
     def _shipped_text(self, key: str) -> str | None:
         """The model repo's unmodified licence file text when it was identified as ``key``."""
