@@ -289,3 +289,31 @@ def test_spdx_custom_licence_carries_the_shipped_text(tmp_path: Path) -> None:
     (info,) = data["hasExtractedLicensingInfos"]
     assert info["licenseId"] == "LicenseRef-Fenland-Model-Licence"
     assert info["extractedText"] == own_terms
+
+
+def test_an_appended_third_party_licence_is_not_a_modification() -> None:
+    apache = reference_for("Apache-2.0").text
+    bsd = reference_for("BSD-3-Clause").text.replace("<year> <owner>", "2020 Tern Tokenizers")
+    text = apache + "\n\nThis model bundles a tokenizer under the following licence:\n\n" + bsd
+    comparison = compare_file(text, "Apache-2.0")
+    assert comparison is not None and comparison.modifications == ()
+
+
+def test_a_modified_code_licence_is_found_and_concluded(tmp_path: Path) -> None:
+    model = _repo(tmp_path, reference_for("MIT").text.encode())
+    code = tmp_path / "code"
+    code.mkdir()
+    rider = "\n\nThis software shall be used solely for academic research.\n"
+    (code / "LICENSE").write_text(reference_for("MIT").text + rider)
+    args = ["audit", str(model), "--code", str(code), "--fail-on", "never"]
+    data = json.loads(runner.invoke(app, [*args, "-f", "json"]).stdout)
+    (finding,) = [f for f in data["findings"] if f["rule_id"] == "LIC010"]
+    assert finding["location"]["repo"] == "code" and finding["location"]["path"] == "LICENSE"
+    assert "research only" in finding["message"]
+    spdx = json.loads(runner.invoke(app, [*args, "-f", "spdx"]).stdout)
+    (package,) = [p for p in spdx["packages"] if p["SPDXID"] == "SPDXRef-Package-code"]
+    assert package["licenseConcluded"] == "LicenseRef-cardaudit-modified-MIT-code-LICENSE"
+    bom = json.loads(runner.invoke(app, [*args, "-f", "cyclonedx"]).stdout)
+    (component,) = bom["components"]
+    (entry,) = component["licenses"]
+    assert entry["license"]["name"].startswith("LicenseRef-cardaudit-modified-MIT")

@@ -451,8 +451,29 @@ def _excluded_parts(text: str, licence: str, also: tuple[str, ...]) -> tuple[tup
     return tuple(spans)
 
 
+def _another_licence(
+    text: str, aud: list[_Token], j1: int, j2: int, replaced: int, licence: str | None
+) -> bool:
+    """Whether the added words ``j1:j2`` are a whole other licence (a BSD text appended to an
+    Apache LICENSE for a bundled tokenizer): identified with confidence on their own."""
+    from cardaudit.extract.licence_id import MIN_CONFIDENCE, MIN_PART_WORDS, identify_text
+
+    if j2 - j1 < MIN_PART_WORDS or replaced > (j2 - j1) // 10:
+        return False
+    found = identify_text(text[aud[j1].start : aud[j2 - 1].end])
+    return (
+        found.licence is not None
+        and found.confidence >= MIN_CONFIDENCE
+        and (licence is None or found.licence.lower() != licence.lower())
+    )
+
+
 def compare(
-    text: str, reference_text: str, *, excluded: tuple[tuple[int, int], ...] = ()
+    text: str,
+    reference_text: str,
+    *,
+    excluded: tuple[tuple[int, int], ...] = (),
+    licence: str | None = None,
 ) -> tuple[tuple[Modification, ...], str | None]:
     """The substantive differences of ``text`` from ``reference_text`` (and a note when the
     texts could not be compared)."""
@@ -498,6 +519,8 @@ def compare(
                 )
             )
             continue
+        if _another_licence(text, aud, j1, j2, i2 - i1, licence):
+            continue  # a third-party licence appended without a separator line
         sentence = _sentence(text, aud_bounds, aud[j1].start, aud[j2 - 1].end)
         restricts, category, line = _classify(text, aud, aud_bounds, j1, j2)
         if not restricts:
@@ -534,6 +557,6 @@ def compare_file(text: str, licence: str, also: tuple[str, ...] = ()) -> Compari
     if reference is None:
         return None
     modifications, note = compare(
-        text, reference.text, excluded=_excluded_parts(text, licence, also)
+        text, reference.text, excluded=_excluded_parts(text, licence, also), licence=licence
     )
     return Comparison(reference.licence, reference.source, modifications, note)

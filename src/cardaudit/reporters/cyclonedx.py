@@ -122,6 +122,30 @@ def _model_licences(report: Report) -> list[Any]:
     return declared
 
 
+def _code_licences(report: Report, code_licence: str | None) -> list[Any]:
+    """The code repo's concluded licence: a ``LicenseRef-`` with the text of a licence file
+    that modifies its licence, else the identified id."""
+    from cyclonedx.model import AttachedText
+    from cyclonedx.model.license import DisjunctiveLicense, LicenseAcknowledgement
+
+    code = report.evidence.code if report.evidence is not None else None
+    files = (report.facts.license.code_repo or {}).get("files", ())
+    modified = [f for f in files if f.get("modifications")]
+    if not modified or code is None:
+        return _licences(code_licence, concluded=True)
+    found = []
+    for entry in modified:
+        text = code.text(entry["path"])
+        found.append(
+            DisjunctiveLicense(
+                name=f"LicenseRef-cardaudit-modified-{entry['identified']}-code-{entry['path']}",
+                text=AttachedText(content=text.text) if text is not None else None,
+                acknowledgement=LicenseAcknowledgement.CONCLUDED,
+            )
+        )
+    return found
+
+
 def _purl(repo_id: str, revision: str | None):
     from packageurl import PackageURL
 
@@ -224,7 +248,7 @@ def build_bom(report: Report) -> Any:
                 name=code.id,
                 bom_ref=CODE_REF,
                 version=code.revision,
-                licenses=_licences(code_licence, concluded=True),
+                licenses=_code_licences(report, code_licence),
                 external_references=_web(code.url),
                 description="Code repository behind the model (training / inference code).",
             )

@@ -93,16 +93,25 @@ class _Licences:
 
         return spdx_licensing.parse(key)
 
-    def modified(self, match: Any) -> str:
+    def modified(self, match: Any, repo: str = "model") -> str:
         """A LicenseRef for a shipped licence file that modifies its licence, whose extracted
-        text is the file as shipped (never the unmodified id: LIC010/LIC011)."""
-        key = f"LicenseRef-cardaudit-modified-{_ref_id(match.identified)}-{_ref_id(match.path)}"
+        text is the file as shipped (never the unmodified id: LIC010/LIC011). ``match`` is a
+        LicenceMatch (model repo) or a code repo file's facts (a mapping)."""
+        identified, path = (
+            (match["identified"], match["path"])
+            if isinstance(match, dict)
+            else (match.identified, match.path)
+        )
+        where = "" if repo == "model" else f"{repo}-"
+        key = f"LicenseRef-cardaudit-modified-{_ref_id(identified)}-{where}{_ref_id(path)}"
         evidence = self.report.evidence
-        text = evidence.repo.text(match.path) if evidence is not None else None
+        snapshot = None if evidence is None else evidence.repo if repo == "model" else evidence.code
+        text = snapshot.text(path) if snapshot is not None else None
         if key not in self.refs:
+            in_repo = path if repo == "model" else f"the {repo} repo's {path}"
             self.refs[key] = (
-                f"{match.identified} as modified in {match.path}",
-                text.text if text is not None else f"The modified text of {match.path}.",
+                f"{identified} as modified in {in_repo}",
+                text.text if text is not None else f"The modified text of {in_repo}.",
                 [],
             )
         return key
@@ -230,6 +239,7 @@ def _download_location(report: Report) -> Any:
 
 
 def build_document(report: Report) -> Any:
+    from spdx_tools.common.spdx_licensing import spdx_licensing
     from spdx_tools.spdx.model import (
         Actor,
         ActorType,
@@ -313,6 +323,16 @@ def build_document(report: Report) -> Any:
     code = report.evidence.code if report.evidence is not None else None
     if code is not None:
         code_licence = (facts.code_repo or {}).get("identified")
+        code_modified = [
+            f for f in (facts.code_repo or {}).get("files", ()) if f.get("modifications")
+        ]
+        code_concluded = (
+            spdx_licensing.parse(
+                " AND ".join(dict.fromkeys(licences.modified(f, "code") for f in code_modified))
+            )
+            if code_modified
+            else licences.expression(code_licence)
+        )
         packages.append(
             Package(
                 spdx_id=CODE_ID,
@@ -321,7 +341,7 @@ def build_document(report: Report) -> Any:
                 version=code.revision,
                 files_analyzed=False,
                 license_declared=SpdxNoAssertion(),
-                license_concluded=licences.expression(code_licence),
+                license_concluded=code_concluded,
                 copyright_text=SpdxNoAssertion(),
                 primary_package_purpose=PackagePurpose.SOURCE,
                 comment="Code repository behind the model (training / inference code).",
