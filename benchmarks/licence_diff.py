@@ -47,7 +47,12 @@ def cpu(run: Callable[[], object], repeat: int) -> float:
 
 
 def licence_texts() -> list[tuple[str, str]]:
-    paths = sorted(ROOT.glob("fixtures/*/*/LICENSE*"))
+    paths = sorted(
+        p
+        for pattern in ("fixtures/*/*/LICENSE*", "fixtures/*/*/LICENSES/*")
+        for p in ROOT.glob(pattern)
+        if p.is_file()
+    )
     if CORPUS.is_dir():
         paths += sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix != ".json")
     return [(str(p.relative_to(p.parents[2])), p.read_text(errors="replace")) for p in paths]

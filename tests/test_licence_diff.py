@@ -317,3 +317,18 @@ def test_a_modified_code_licence_is_found_and_concluded(tmp_path: Path) -> None:
     (component,) = bom["components"]
     (entry,) = component["licenses"]
     assert entry["license"]["name"].startswith("LicenseRef-cardaudit-modified-MIT")
+
+
+def test_creative_commons_preamble_and_closing_notice_are_optional() -> None:
+    reference = reference_for("CC-BY-NC-4.0").text
+    body = reference[
+        reference.index("By exercising the Licensed Rights") : reference.index(
+            "Creative Commons is not a party"
+        )
+    ]
+    assert compare(body, reference)[0] == ()
+    definition = "NonCommercial means not primarily intended for or directed towards commercial"
+    start = body.index(definition)
+    cut = body[:start] + body[body.index(".", start) + 1 :]
+    (mod,) = compare(cut, reference)[0]
+    assert mod.kind == "removed" and mod.category == "commercial"

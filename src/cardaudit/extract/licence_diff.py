@@ -118,6 +118,13 @@ def _terms() -> dict[str, Any]:
         ),
         "end_of_terms": tuple(WORD.findall(str(table["end_of_terms"]).lower())),
         "guidance": [tuple(WORD.findall(str(p).lower())) for p in table["optional_guidance"]],
+        "passages": [
+            (
+                tuple(WORD.findall(str(p["from"]).lower())),
+                tuple(WORD.findall(str(p["until"]).lower())) if p.get("until") else None,
+            )
+            for p in table.get("optional_passages") or ()
+        ],
     }
 
 
@@ -223,6 +230,13 @@ def _flag_reference(text: str, toks: list[_Token]) -> list[_Token]:
                 i += len(phrase) - 1
                 break
         i += 1
+    for opener, closer in terms["passages"]:
+        start = _find(words, opener, 0)
+        if start is None:
+            continue
+        stop = _find(words, closer, start) if closer else None
+        for k in range(start, stop if stop is not None else len(words)):
+            flags[k] = OPTIONAL
     end = _find(words, terms["end_of_terms"], 0)
     if end is not None:
         starts_ = [s for s in (_find(words, p, end) for p in terms["guidance"]) if s is not None]
@@ -501,7 +515,11 @@ def compare(
         optional = _in_optional(ref, i1, i2)
         title = j1 <= first_equal and (j1 == 0 or i1 == 0) and max(i2 - i1, j2 - j1) <= TITLE_TOKENS
         if j1 == j2:  # removed
-            if ref_flags <= {VARIABLE, OPTIONAL} or title or _trivial(ref, i1, i2):
+            # only optional words besides a leading title ("Creative Commons Attribution 4.0
+            # International" above its optional preamble)
+            normal = [k for k in range(i1, i2) if ref[k].flag == NORMAL]
+            headed = i1 == 0 and bool(normal) and normal[-1] < TITLE_TOKENS
+            if ref_flags <= {VARIABLE, OPTIONAL} or title or headed or _trivial(ref, i1, i2):
                 continue
             removed = _span_text(reference_text, ref, i1, i2)
             sentence = _sentence(reference_text, ref_bounds, ref[i1].start, ref[i2 - 1].end)
