@@ -23,16 +23,24 @@ def _quote(text: str) -> str:
     return f"“{text if len(text) <= QUOTE else text[: QUOTE - 1] + '…'}”"
 
 
-def _compared_files(facts: Facts) -> Iterator[tuple[str, str, str, tuple[Modification, ...]]]:
-    """(repo, path, licence, modifications) of every licence file that was compared."""
+def _compared_files(
+    facts: Facts,
+) -> Iterator[tuple[str, str, str, str, tuple[Modification, ...]]]:
+    """(repo, path, licence, reference, modifications) of every licence file compared."""
     for match in facts.license.files:
         if match.compared_with:
-            yield match.repo, match.path, match.identified or "", match.modifications
+            yield (
+                match.repo,
+                match.path,
+                match.identified or "",
+                match.compared_with,
+                match.modifications,
+            )
     code: Any = facts.license.code_repo or {}
     for entry in code.get("files", ()):
         if entry.get("compared_with"):
             mods = tuple(Modification(**m) for m in entry.get("modifications", ()))
-            yield "code", entry["path"], entry.get("identified") or "", mods
+            yield "code", entry["path"], entry.get("identified") or "", entry["compared_with"], mods
 
 
 def _where(repo: str, path: str) -> str:
@@ -44,7 +52,7 @@ def licence_not_restricted(evidence: Evidence, facts: Facts, rule: Rule) -> Iter
     files = list(_compared_files(facts))
     if not files:
         raise NotApplicable("no licence file identified with a reference text to compare")
-    for repo, path, licence, modifications in files:
+    for repo, path, licence, reference, modifications in files:
         for mod in modifications:
             if not mod.restricts:
                 continue
@@ -56,6 +64,7 @@ def licence_not_restricted(evidence: Evidence, facts: Facts, rule: Rule) -> Iter
             )
             if mod.reference_text:
                 message += f"; the original reads {_quote(mod.reference_text)}"
+            message += f" (compared with {reference})"
             yield Hit(message, Location(path, mod.line, repo=repo), mod.text)
 
 
@@ -64,7 +73,7 @@ def licence_matches_reference(evidence: Evidence, facts: Facts, rule: Rule) -> I
     files = list(_compared_files(facts))
     if not files:
         raise NotApplicable("no licence file identified with a reference text to compare")
-    for repo, path, licence, modifications in files:
+    for repo, path, licence, reference, modifications in files:
         for mod in modifications:
             if mod.restricts:
                 continue  # LIC010
@@ -93,4 +102,5 @@ def licence_matches_reference(evidence: Evidence, facts: Facts, rule: Rule) -> I
                     f"{_quote(mod.text)}, where the original reads "
                     f"{_quote(mod.reference_text or '')}"
                 )
+            message += f" (compared with {reference})"
             yield Hit(message, Location(path, mod.line, repo=repo), mod.text)
