@@ -332,3 +332,28 @@ def test_creative_commons_preamble_and_closing_notice_are_optional() -> None:
     cut = body[:start] + body[body.index(".", start) + 1 :]
     (mod,) = compare(cut, reference)[0]
     assert mod.kind == "removed" and mod.category == "commercial"
+
+
+def test_readme_statements_about_data_or_models_are_not_the_code_licence() -> None:
+    from cardaudit.extract.code_licence import readme_licence_statements
+    from cardaudit.model import FileEntry, RepoSnapshot, TextFile
+
+    readme = "\n".join(
+        [
+            "# tools",
+            "[![Code License](https://img.shields.io/badge/Code%20License-Apache_2.0-green.svg)](x)",
+            "[![Data License](https://img.shields.io/badge/Data%20License-CC%20By%20NC%204.0-red)](y)",
+            "All our open-weight models are licensed under Apache 2.0.",
+            "The training scripts are released under the MIT License.",
+        ]
+    )
+    snapshot = RepoSnapshot(
+        kind="local",
+        id="tools",
+        path="/nowhere",
+        revision=None,
+        files=(FileEntry("README.md", len(readme)),),
+        texts={"README.md": TextFile("README.md", readme)},
+    )
+    found = [(s["line"], s["kind"], s["licence"]) for s in readme_licence_statements(snapshot)]
+    assert found == [(2, "badge", "apache-2.0"), (5, "sentence", "mit")]

@@ -258,8 +258,8 @@ def code_repo_licensed(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator
             else None
         )
         yield Hit(
-            f"the code repo {name} has no LICENSE file and its README states no licence: "
-            "its code is all rights reserved",
+            f"the code repo {name} has no LICENSE file and its README states no licence for "
+            "the code: its code is all rights reserved",
             Location(readme, 1 if readme else None, repo="code"),
             "no LICENSE, LICENCE, COPYING or LICENSES/ file, no licence badge or sentence",
         )
