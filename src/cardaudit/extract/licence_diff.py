@@ -491,6 +491,11 @@ def compare(
 ) -> tuple[tuple[Modification, ...], str | None]:
     """The substantive differences of ``text`` from ``reference_text`` (and a note when the
     texts could not be compared)."""
+    if len(text) > MAX_LENGTH_RATIO * len(reference_text) + 10 * MAX_EXTRA_TOKENS:
+        return (), (  # decided on characters first: a 4 MB file is not tokenised for nothing
+            f"not compared: {len(text):,} characters against a reference of "
+            f"{len(reference_text):,} (the file is mostly something else)"
+        )
     ref = _reference_tokens(reference_text)
     aud = tokens(text, excluded)
     if not aud:
