@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cardaudit.extract import licence as licence_facts
-from cardaudit.extract import licence_diff
+from cardaudit.extract import licence_diff, licence_tokens
 from cardaudit.extract.licence_id import identify_text
 from cardaudit.extract.licence_reference import reference_for
 from cardaudit.extract.markdown_blocks import clear_cache
@@ -68,9 +68,9 @@ def per_file(repeat: int) -> None:
         reference = reference_for(found.licence)
         if reference is None:
             continue
-        licence_diff._reference_tokens.cache_clear()
+        licence_tokens.reference_tokens.cache_clear()
         start = time.process_time()
-        licence_diff._reference_tokens(reference.text)
+        licence_tokens.reference_tokens(reference.text)
         reference_costs.append(time.process_time() - start)
         excluded = licence_diff._excluded_parts(text, found.licence, found.also)
 
@@ -104,7 +104,7 @@ def clover_audit(repeat: int) -> None:
     def run() -> None:
         clear_cache()
         licence_diff.compare_file.cache_clear()
-        licence_diff._reference_tokens.cache_clear()
+        licence_tokens.reference_tokens.cache_clear()
         audit(request, Policy())
 
     run()  # warm imports, the identification engines and the SPDX bundle

@@ -32,11 +32,25 @@ import difflib
 import itertools
 import re
 from dataclasses import dataclass
-from functools import cache, lru_cache
-from typing import Any, NamedTuple
+from functools import lru_cache
 
+from cardaudit.extract.licence_restriction import classify, lead_in, restriction
+from cardaudit.extract.licence_tokens import (
+    LINK,
+    MAX_TEXT,
+    NORMAL,
+    OPTIONAL,
+    VARIABLE,
+    WORD,
+    Token,
+    at_sentence_start,
+    boundaries,
+    reference_tokens,
+    sentence_of,
+    span_text,
+    tokens,
+)
 from cardaudit.model import Modification
-from cardaudit.rules import load_table
 
 #: Tokens of the audited text beyond this multiple of the reference (plus a margin) are
 #: not compared: such a file is mostly something else, and the alignment cost grows with
@@ -49,45 +63,9 @@ MERGE_GAP = 3
 TITLE_TOKENS = 12
 #: A replaced placeholder may be filled with at most this many tokens.
 MAX_FILL_TOKENS = 20
-#: Passage text shown in reports is cut to this many characters.
-MAX_TEXT = 600
 
-NORMAL, VARIABLE, OPTIONAL, LINK = 0, 1, 2, 3
 #: Words that change no term when added or dropped alone (a copy that lost an "an").
 ARTICLES = frozenset({"a", "an", "the"})
-URL = re.compile(r"https?://\S+|www\.\S+", re.IGNORECASE)
-
-WORD = re.compile(r"\w+", re.UNICODE)
-#: A copyright notice line (SPDX guideline "copyright notice"): "Copyright", "©" or "(c)"
-#: followed within ten words by a year, a symbol or a placeholder; or "All rights reserved".
-COPYRIGHT_LINE = re.compile(
-    r"^[\W_]*(?:©|\(c\)\s*\d|copyright\b(?=(?:\W+\w+){0,10}?\W*(?:\d|©|\(c\)|<|\[))"
-    r"|all\s+rights\s+reserved\W*$)",
-    re.IGNORECASE,
-)
-#: Bullets and numbering at the start of a line (SPDX guideline "bullets and numbering"),
-#: after Markdown quote / heading / table markers.
-LINE_MARKER = re.compile(
-    r"^[\s>#|*_]*(?:(?:[*\-•◦‣▪▸+]|\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivxlcdm]{1,6})[.)])"
-    r"[\s*_]+)+",
-    re.IGNORECASE,
-)
-#: Enumerators inside a line: "(a)", "(iii)", "(1)".
-INLINE_MARKER = re.compile(r"\((?:\d{1,3}|[a-z]|[ivxlcdm]{1,6})\)", re.IGNORECASE)
-#: Markdown link targets and HTML tags add no licence words.
-MARKUP = re.compile(r"\]\([^)\s]*\)|</?[a-z][^>\n]{0,200}>", re.IGNORECASE)
-PLACEHOLDER = re.compile(r"\[[^\]\n]{1,60}\]|<[^>\n]{1,60}>")
-SENTENCE_END = re.compile(
-    r"[.!?;:。！？；：](?=\s|$)|\n[ \t]*\n|\n(?=[ \t]*(?:[-*•]|\(?\w{1,3}[.)])\s)"
-)
-
-
-class _Token(NamedTuple):
-    norm: str
-    start: int
-    end: int
-    line: int
-    flag: int = NORMAL
 
 
 @dataclass(frozen=True)
@@ -100,274 +78,23 @@ class Comparison:
     note: str | None = None
 
 
-@cache
-def _table() -> dict[str, Any]:
-    return load_table("licence_terms")
-
-
-@cache
-def _terms() -> dict[str, Any]:
-    """The normalisation tables (needed for every comparison)."""
-    table = _table()
-    return {
-        "equivalent": {str(k).lower(): str(v).lower() for k, v in table["equivalent"].items()},
-        "replaceable": sorted(
-            (tuple(WORD.findall(str(p).lower())) for p in table["replaceable"]),
-            key=len,
-            reverse=True,
-        ),
-        "end_of_terms": tuple(WORD.findall(str(table["end_of_terms"]).lower())),
-        "guidance": [tuple(WORD.findall(str(p).lower())) for p in table["optional_guidance"]],
-        "passages": [
-            (
-                tuple(WORD.findall(str(p["from"]).lower())),
-                tuple(WORD.findall(str(p["until"]).lower())) if p.get("until") else None,
-            )
-            for p in table.get("optional_passages") or ()
-        ],
-    }
-
-
-@cache
-def _restrictions() -> dict[str, Any]:
-    """The restriction patterns, compiled only when a passage differs (most files don't)."""
-    restriction = _table()["restriction"]
-    return {
-        "forms": [re.compile(p, re.IGNORECASE) for p in restriction["forms"]],
-        "obligations": [re.compile(p, re.IGNORECASE) for p in restriction["obligations"]],
-        "categories": {
-            str(k): re.compile(p, re.IGNORECASE) for k, p in restriction["categories"].items()
-        },
-    }
-
-
-# --------------------------------------------------------------------------- tokens
-
-
-def _masked(line: str) -> list[tuple[int, int]]:
-    """Spans of ``line`` whose words are formatting, not licence text."""
-    spans = []
-    marker = LINE_MARKER.match(line)
-    if marker:
-        spans.append((0, marker.end()))
-    spans += [m.span() for m in INLINE_MARKER.finditer(line)]
-    spans += [m.span() for m in MARKUP.finditer(line)]
-    return spans
-
-
-def tokens(
-    text: str, excluded: tuple[tuple[int, int], ...] = (), *, reference: bool = False
-) -> list[_Token]:
-    """The normalised word tokens of ``text``, each with its offsets and 1-based line.
-
-    Copyright lines (a line opening a paragraph, or continuing a notice) are dropped, so a
-    "copyright" that a rewrapped sentence happens to start a line with stays; in a reference
-    text the lines that continue a copyright notice (the FSF's address under its copyright
-    line) are marked replaceable.
-    """
-    equivalent = _terms()["equivalent"]
-    found: list[_Token] = []
-    offset = 0
-    in_notice, paragraph_start = False, True
-    for number, line in enumerate(text.splitlines(keepends=True), start=1):
-        start, offset = offset, offset + len(line)
-        opens = paragraph_start
-        paragraph_start = not line.strip() or line.rstrip()[-1:] in ".:;!?)"
-        if any(a <= start < b for a, b in excluded):
-            continue
-        if (opens or in_notice) and COPYRIGHT_LINE.match(line):
-            in_notice = paragraph_start = True
-            continue
-        in_notice = in_notice and bool(line.strip())
-        flag = VARIABLE if reference and in_notice else NORMAL
-        masked = _masked(line)
-        links = [m.span() for m in URL.finditer(line)] if "://" in line or "www." in line else []
-        for match in WORD.finditer(line):
-            at = match.start()
-            if masked and any(a <= at < b for a, b in masked):
-                continue
-            word = match.group().lower()
-            found.append(
-                _Token(
-                    equivalent.get(word, word),
-                    start + at,
-                    start + match.end(),
-                    number,
-                    LINK if links and any(a <= at < b for a, b in links) else flag,
-                )
-            )
-    return found
-
-
-def _find(words: list[str], phrase: tuple[str, ...], start: int) -> int | None:
-    """Index of the first occurrence of ``phrase`` in ``words`` at or after ``start``."""
-    for i in range(start, len(words) - len(phrase) + 1):
-        if tuple(words[i : i + len(phrase)]) == phrase:
-            return i
-    return None
-
-
-def _flag_reference(text: str, toks: list[_Token]) -> list[_Token]:
-    """Mark the reference's replaceable and optional tokens."""
-    terms = _terms()
-    flags = [t.flag for t in toks]
-    starts = [t.start for t in toks]
-    for match in PLACEHOLDER.finditer(text):
-        lo = bisect.bisect_left(starts, match.start())
-        hi = bisect.bisect_left(starts, match.end())
-        for i in range(lo, hi):
-            flags[i] = VARIABLE
-    words = [t.norm for t in toks]
-    by_first: dict[str, list[tuple[str, ...]]] = {}
-    for phrase in terms["replaceable"]:  # longest first
-        by_first.setdefault(phrase[0], []).append(phrase)
-    i = 0
-    while i < len(words):
-        for phrase in by_first.get(words[i], ()):
-            if tuple(words[i : i + len(phrase)]) == phrase:
-                for k in range(i, i + len(phrase)):
-                    flags[k] = VARIABLE
-                i += len(phrase) - 1
-                break
-        i += 1
-    for opener, closer in terms["passages"]:
-        start = _find(words, opener, 0)
-        if start is None:
-            continue
-        stop = _find(words, closer, start) if closer else None
-        for k in range(start, stop if stop is not None else len(words)):
-            flags[k] = OPTIONAL
-    end = _find(words, terms["end_of_terms"], 0)
-    if end is not None:
-        starts_ = [s for s in (_find(words, p, end) for p in terms["guidance"]) if s is not None]
-        if starts_:
-            opener = min(starts_)
-            # the heading word right before the phrase ("APPENDIX:") belongs to it
-            opener -= 1 if opener > end + len(terms["end_of_terms"]) else 0
-            for k in range(opener, len(words)):
-                flags[k] = OPTIONAL
-    return [_Token(t.norm, t.start, t.end, t.line, f) for t, f in zip(toks, flags, strict=True)]
-
-
-@lru_cache(maxsize=64)
-def _reference_tokens(text: str) -> tuple[_Token, ...]:
-    return tuple(_flag_reference(text, tokens(text, reference=True)))
-
-
-# --------------------------------------------------------------------------- passages
-
-
-def _boundaries(text: str) -> list[int]:
-    return [m.end() for m in SENTENCE_END.finditer(text)]
-
-
-def _sentence(text: str, bounds: list[int], start: int, end: int) -> str:
-    """The sentence(s) of ``text`` around ``start:end``, cut to MAX_TEXT characters."""
-    lo = bounds[bisect.bisect_right(bounds, start) - 1] if bisect.bisect_right(bounds, start) else 0
-    hi_index = bisect.bisect_left(bounds, end)
-    hi = bounds[hi_index] if hi_index < len(bounds) else len(text)
-    passage = " ".join(text[lo:hi].split())
-    if len(passage) > MAX_TEXT:
-        core = " ".join(text[start:end].split())
-        passage = core if len(core) <= MAX_TEXT else core[: MAX_TEXT - 1] + "…"
-    return passage
-
-
-def _span_text(text: str, toks: list[_Token] | tuple[_Token, ...], lo: int, hi: int) -> str:
-    return " ".join(text[toks[lo].start : toks[hi - 1].end].split()) if hi > lo else ""
-
-
-def _category(text: str) -> str | None:
-    """The category whose words come first in ``text``."""
-    hits = [
-        (m.start(), name)
-        for name, rx in _restrictions()["categories"].items()
-        if (m := rx.search(text)) is not None
-    ]
-    return min(hits)[1] if hits else None
-
-
-def restriction(sentence: str, changed: str) -> tuple[bool, str | None]:
-    """(restricts, category) for ``changed`` words inside ``sentence``.
-
-    A sentence restricts use when it has a prohibitive or limiting form, or a duty in one of
-    the categories; the change counts only when the changed words carry the form or the
-    category (a renamed party inside a "may not" sentence restricts nothing new).
-    """
-    terms = _restrictions()
-    category = _category(changed) or _category(sentence)
-    form = any(rx.search(sentence) for rx in terms["forms"])
-    duty = any(rx.search(sentence) for rx in terms["obligations"])
-    if not (form or (duty and category)):
-        return False, None
-    in_change = any(rx.search(changed) for rx in terms["forms"]) or any(
-        rx.search(changed) for rx in terms["categories"].values()
-    )
-    if duty and not form and category != "attribution" and not in_change:
-        return False, None
-    return (True, category or "other") if in_change else (False, None)
-
-
-def _at_sentence_start(text: str, bounds: list[int], offset: int) -> bool:
-    index = bisect.bisect_right(bounds, offset) - 1
-    before = text[bounds[index] : offset] if index >= 0 else text[:offset]
-    return not before.strip(" \t\n\r*#>-•")
-
-
 def _slide(
-    toks: list[_Token] | tuple[_Token, ...], text: str, bounds: list[int], lo: int, hi: int
+    toks: list[Token] | tuple[Token, ...], text: str, bounds: list[int], lo: int, hi: int
 ) -> int:
     """How far to shift an inserted (or removed) run ``lo:hi`` to the left so it starts a
     sentence: difflib may align "…the Software. The Software must not…" with the insertion
     after the first "the Software"; sliding a run over equal tokens changes nothing else."""
     shift = 0
     while lo - shift - 1 >= 0 and toks[lo - shift - 1].norm == toks[hi - shift - 1].norm:
-        if _at_sentence_start(text, bounds, toks[lo - shift].start):
+        if at_sentence_start(text, bounds, toks[lo - shift].start):
             return shift
         shift += 1
-    return shift if _at_sentence_start(text, bounds, toks[lo - shift].start) else 0
+    return shift if at_sentence_start(text, bounds, toks[lo - shift].start) else 0
 
 
-def _lead_in(text: str, bounds: list[int], offset: int) -> str | None:
-    """The sentence introducing the list item at ``offset`` (one ending with a colon)."""
-    index = bisect.bisect_right(bounds, offset) - 1
-    while index >= 1:
-        sentence = text[bounds[index - 1] : bounds[index]].strip()
-        if not sentence:
-            index -= 1
-            continue
-        if sentence.endswith(":"):
-            return " ".join(sentence.split())
-        if not sentence.endswith(";") and not sentence.startswith(("-", "*", "•")):
-            return None
-        index -= 1
-    return None
-
-
-def _classify(
-    text: str, aud: list[_Token], bounds: list[int], j1: int, j2: int
-) -> tuple[bool, str | None, int]:
-    """(restricts, category, line) of the audited tokens ``j1:j2``, read sentence by
-    sentence: the line is that of the first restricting sentence (a rider's heading is not
-    the restriction), else of the passage's first word."""
-    chunk = j1
-    while chunk < j2:
-        end = chunk + 1
-        following = bisect.bisect_right(bounds, aud[chunk].start)
-        limit = bounds[following] if following < len(bounds) else len(text)
-        while end < j2 and aud[end].start < limit:
-            end += 1
-        sentence = _sentence(text, bounds, aud[chunk].start, aud[end - 1].end)
-        restricts, category = restriction(sentence, _span_text(text, aud, chunk, end))
-        if restricts:
-            return True, category, aud[chunk].line
-        chunk = end
-    return False, None, aud[j1].line
-
-
-def _chunks(toks: list[_Token] | tuple[_Token, ...], text: str) -> list[tuple[int, int]]:
+def _chunks(toks: list[Token] | tuple[Token, ...], text: str) -> list[tuple[int, int]]:
     """Token ranges of the sentences of ``text``."""
-    bounds = _boundaries(text)
+    bounds = boundaries(text)
     ranges, lo = [], 0
     for i in range(1, len(toks) + 1):
         if i == len(toks) or bisect.bisect_right(bounds, toks[i - 1].start) != bisect.bisect_right(
@@ -379,7 +106,7 @@ def _chunks(toks: list[_Token] | tuple[_Token, ...], text: str) -> list[tuple[in
 
 
 def _opcodes(
-    ref: tuple[_Token, ...], reference_text: str, aud: list[_Token], text: str
+    ref: tuple[Token, ...], reference_text: str, aud: list[Token], text: str
 ) -> list[tuple[str, int, int, int, int]]:
     """difflib opcodes over the two token sequences, computed in two passes: sentences
     first (a licence copy shares almost all of them with its reference), then words inside
@@ -428,14 +155,14 @@ def _groups(opcodes: list[tuple[str, int, int, int, int]]) -> list[tuple[int, in
     return [tuple(g) for g in groups]  # type: ignore[misc]
 
 
-def _in_optional(ref: tuple[_Token, ...], i1: int, i2: int) -> bool:
+def _in_optional(ref: tuple[Token, ...], i1: int, i2: int) -> bool:
     """Whether reference tokens ``i1:i2`` (or an insertion before ``i1``) are optional."""
     if i2 > i1:
         return all(t.flag == OPTIONAL for t in ref[i1:i2])
     return i1 > 0 and ref[i1 - 1].flag == OPTIONAL
 
 
-def _trivial(toks: list[_Token] | tuple[_Token, ...], lo: int, hi: int) -> bool:
+def _trivial(toks: list[Token] | tuple[Token, ...], lo: int, hi: int) -> bool:
     """Only numbering, articles or link words: a difference that changes no term (a link
     the licensor moved, "an" lost in a copy, clauses renumbered)."""
     return all(
@@ -466,7 +193,7 @@ def _excluded_parts(text: str, licence: str, also: tuple[str, ...]) -> tuple[tup
 
 
 def _another_licence(
-    text: str, aud: list[_Token], j1: int, j2: int, replaced: int, licence: str | None
+    text: str, aud: list[Token], j1: int, j2: int, replaced: int, licence: str | None
 ) -> bool:
     """Whether the added words ``j1:j2`` are a whole other licence (a BSD text appended to an
     Apache LICENSE for a bundled tokenizer): identified with confidence on their own."""
@@ -496,7 +223,7 @@ def compare(
             f"not compared: {len(text):,} characters against a reference of "
             f"{len(reference_text):,} (the file is mostly something else)"
         )
-    ref = _reference_tokens(reference_text)
+    ref = reference_tokens(reference_text)
     aud = tokens(text, excluded)
     if not aud:
         return (), "no licence words to compare"
@@ -507,7 +234,7 @@ def compare(
         )
     opcodes = _opcodes(ref, reference_text, aud, text)
     first_equal = next((j1 for tag, _i1, _i2, j1, _j2 in opcodes if tag == "equal"), len(aud))
-    ref_bounds, aud_bounds = _boundaries(reference_text), _boundaries(text)
+    ref_bounds, aud_bounds = boundaries(reference_text), boundaries(text)
     found: list[Modification] = []
     for i1, i2, j1, j2 in _groups(opcodes):
         if i1 == i2 and j2 > j1:
@@ -526,11 +253,11 @@ def compare(
             headed = i1 == 0 and bool(normal) and normal[-1] < TITLE_TOKENS
             if ref_flags <= {VARIABLE, OPTIONAL} or title or headed or _trivial(ref, i1, i2):
                 continue
-            removed = _span_text(reference_text, ref, i1, i2)
-            sentence = _sentence(reference_text, ref_bounds, ref[i1].start, ref[i2 - 1].end)
+            removed = span_text(reference_text, ref, i1, i2)
+            sentence = sentence_of(reference_text, ref_bounds, ref[i1].start, ref[i2 - 1].end)
             restricted, category = restriction(sentence, removed)
             if not restricted:  # an item of a list of restrictions ("You agree not to…:")
-                lead = _lead_in(reference_text, ref_bounds, ref[i1].start)
+                lead = lead_in(reference_text, ref_bounds, ref[i1].start)
                 restricted, category = restriction(lead, lead) if lead else (False, None)
             line = aud[j1].line if j1 < len(aud) else aud[-1].line
             found.append(
@@ -544,15 +271,15 @@ def compare(
             continue
         if _another_licence(text, aud, j1, j2, i2 - i1, licence):
             continue  # a third-party licence appended without a separator line
-        sentence = _sentence(text, aud_bounds, aud[j1].start, aud[j2 - 1].end)
-        restricts, category, line = _classify(text, aud, aud_bounds, j1, j2)
+        sentence = sentence_of(text, aud_bounds, aud[j1].start, aud[j2 - 1].end)
+        restricts, category, line = classify(text, aud, aud_bounds, j1, j2)
         if not restricts:
             if optional or title or (_trivial(aud, j1, j2) and _trivial(ref, i1, i2)):
                 continue
             if ref_flags == {VARIABLE} and j2 - j1 <= MAX_FILL_TOKENS:
                 continue  # a placeholder or holder name filled in
         reference_sentence = (
-            _sentence(reference_text, ref_bounds, ref[i1].start, ref[i2 - 1].end)
+            sentence_of(reference_text, ref_bounds, ref[i1].start, ref[i2 - 1].end)
             if i2 > i1
             else None
         )
