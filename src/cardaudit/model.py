@@ -324,8 +324,29 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class Modification:
+    """One passage where a licence file differs from its licence's reference text.
+
+    ``kind`` is ``added`` (only in the file), ``removed`` (only in the reference: ``text`` is
+    the removed wording) or ``changed`` (``text`` the file's wording, ``reference_text`` the
+    original). ``line`` is the 1-based line in the audited file (for ``removed``, where the
+    passage would have been). ``restricts`` is True when an added or changed passage limits
+    use; ``category`` names what it is about (commercial, research_only, territory, users,
+    field_of_use, attribution, other), or for a removed passage the restriction it drops.
+    """
+
+    kind: Literal["added", "removed", "changed"]
+    text: str
+    line: int
+    reference_text: str | None = None
+    restricts: bool = False
+    category: str | None = None
+
+
+@dataclass(frozen=True)
 class LicenceMatch:
-    """What a licence text was identified as."""
+    """What a licence text was identified as; ``modifications`` is how it differs from the
+    reference text ``compared_with`` names (None: not compared, ``compare_note`` says why)."""
 
     path: str
     identified: str | None
@@ -336,6 +357,9 @@ class LicenceMatch:
     engine: str | None = None
     complete: bool = True
     link: str | None = None
+    modifications: tuple[Modification, ...] = ()
+    compared_with: str | None = None
+    compare_note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -357,6 +381,8 @@ class LicenceFacts:
     additional_terms: tuple[Mapping[str, Any], ...] = ()
     #: What adopting the model obliges one to do: ``{duty, detail, source, binds}``.
     obligations: tuple[Mapping[str, Any], ...] = ()
+    #: The REUSE layout (LICENSES/, REUSE.toml, .reuse/dep5) when the repo has one.
+    reuse: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)

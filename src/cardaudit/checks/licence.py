@@ -6,7 +6,9 @@ import re
 from collections.abc import Iterator
 
 from cardaudit.checks.base_inputs import checked_or_missing, require_bases
+from cardaudit.checks.code_repo_name import code_repo_label
 from cardaudit.checks.registry import NotApplicable, check
+from cardaudit.extract.code_licence import readme_licence_statements
 from cardaudit.extract.licence_table import expression_ids, lookup, normalise_spdx, same_licence
 from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule
@@ -243,16 +245,30 @@ def code_repo_licensed(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator
         raise NotApplicable("no code repo given (--code)")
     if code.get("identified"):
         return
+    name = code_repo_label(evidence)
     if not code["files"]:
+        stated = readme_licence_statements(evidence.code)
+        if stated:  # the README says which licence: not all rights reserved, just no text
+            first = stated[0]
+            said = ", ".join(dict.fromkeys(s["licence"] or "a licence badge" for s in stated))
+            yield Hit(
+                f"the code repo {name} ships no licence text (no LICENSE, COPYING or "
+                f"LICENSES/ file), though its {first['path']} states {said} "
+                f"({first['kind']}, line {first['line']}): recipients cannot read the terms",
+                Location(first["path"], first["line"], repo="code"),
+                first["text"],
+            )
+            return
         readme = (
             next(iter(evidence.code.find("README.md", "README.rst", "README")))
             if (evidence.code and evidence.code.find("README.md", "README.rst", "README"))
             else None
         )
         yield Hit(
-            f"the code repo {code['id']} has no LICENSE file: its code is all rights reserved",
+            f"the code repo {name} has no LICENSE file and its README states no licence for "
+            "the code: its code is all rights reserved",
             Location(readme, 1 if readme else None, repo="code"),
-            "no LICENSE, LICENCE or COPYING file at the top of the repo",
+            "no LICENSE, LICENCE, COPYING or LICENSES/ file, no licence badge or sentence",
         )
         return
     path = code["files"][0]["path"]

@@ -16,6 +16,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "licence",
     "licence_statements",
     "base_licence",
+    "licence_modified",
     "attribution",
     "derivation",
     "code_attribution",

@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cardaudit.extract.licence_diff import compare_file
 from cardaudit.extract.licence_id import identify_text
 from cardaudit.extract.licence_table import licence_table, normalise_spdx
+from cardaudit.extract.reuse import reuse_facts, reuse_licence_files
 from cardaudit.model import Card, Evidence, LicenceFacts, LicenceMatch, RepoSnapshot
 
 LICENCE_STEMS = ("license", "licence", "copying")
@@ -48,8 +50,9 @@ def _top_level(snapshot: RepoSnapshot, stems: tuple[str, ...]) -> list[str]:
 
 
 def licence_files(snapshot: RepoSnapshot) -> list[str]:
-    """Top-level files named LICENSE*, LICENCE* or COPYING*, sorted."""
-    return _top_level(snapshot, LICENCE_STEMS)
+    """Top-level files named LICENSE*, LICENCE* or COPYING*, then the REUSE layout's
+    ``LICENSES/<id>.txt`` texts."""
+    return _top_level(snapshot, LICENCE_STEMS) + reuse_licence_files(snapshot)
 
 
 def notice_files(snapshot: RepoSnapshot) -> list[str]:
@@ -66,6 +69,11 @@ def identify_files(snapshot: RepoSnapshot, repo: str) -> tuple[LicenceMatch, ...
             matches.append(LicenceMatch(path, None, 0.0, repo=repo, note=reason))
             continue
         found = identify_text(text.text)
+        comparison = (
+            compare_file(text.text, found.licence, found.also)
+            if found.licence and found.complete
+            else None
+        )
         matches.append(
             LicenceMatch(
                 path,
@@ -77,6 +85,13 @@ def identify_files(snapshot: RepoSnapshot, repo: str) -> tuple[LicenceMatch, ...
                 engine=found.engine,
                 complete=found.complete,
                 link=found.link,
+                modifications=comparison.modifications if comparison else (),
+                compared_with=(
+                    f"{comparison.reference} ({comparison.source})"
+                    if comparison and not comparison.note
+                    else None
+                ),
+                compare_note=comparison.note if comparison else None,
             )
         )
     return tuple(matches)
@@ -91,6 +106,29 @@ def _match_json(match: LicenceMatch) -> dict[str, Any]:
     }
     if match.note:
         data["note"] = match.note
+    data.update(modification_json(match))
+    return data
+
+
+def modification_json(match: LicenceMatch) -> dict[str, Any]:
+    """The comparison fields of a licence file in the JSON report (only those that are set)."""
+    data: dict[str, Any] = {}
+    if match.compared_with:
+        data["compared_with"] = match.compared_with
+    if match.compare_note:
+        data["compare_note"] = match.compare_note
+    if match.compared_with or match.modifications:
+        data["modifications"] = [
+            {
+                "kind": m.kind,
+                "text": m.text,
+                "line": m.line,
+                **({"reference_text": m.reference_text} if m.reference_text else {}),
+                "restricts": m.restricts,
+                **({"category": m.category} if m.category else {}),
+            }
+            for m in match.modifications
+        ]
     return data
 
 
@@ -166,6 +204,7 @@ def _code_repo_facts(snapshot: RepoSnapshot) -> dict[str, Any]:
         "files": [_match_json(m) for m in files],
         "identified": next((m.identified for m in files if m.identified), None),
         "notices": notice_files(snapshot),
+        **({"reuse": reuse} if (reuse := reuse_facts(snapshot)) else {}),
     }
 
 
@@ -214,6 +253,7 @@ def licence_facts(evidence: Evidence) -> LicenceFacts:
         code_repo=_code_repo_facts(evidence.code) if evidence.code is not None else None,
         prose=prose_statements(card),
         notices=tuple(notice_files(evidence.repo)),
+        reuse=reuse_facts(evidence.repo),
         base=tuple(
             _base_facts(base, name)
             for base, name in zip(evidence.base, _base_names(metadata, evidence.base), strict=True)

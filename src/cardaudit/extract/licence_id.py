@@ -98,6 +98,11 @@ def _references() -> dict[str, dict[str, Any]]:
     return refs
 
 
+def bundled_reference_texts() -> dict[str, str]:
+    """The bundled model-licence texts by licence id (the references of licence_diff)."""
+    return {licence_id: ref["text"] for licence_id, ref in _references().items()}
+
+
 def _store_key(licence_id: str) -> str:
     return "LicenseRef-cardaudit-" + re.sub(r"[^A-Za-z0-9.\-]", "-", licence_id)
 
@@ -162,8 +167,15 @@ def _model_store(text: str) -> _Answer | None:
     if licence_id is None:
         return None
     reference_words = _references()[licence_id]["words"]
-    complete = _words(text) >= FULL_COPY_SHARE * reference_words
-    return _Answer(licence_id, float(top["score"]), MODEL_STORE, complete)
+    words = _words(text)
+    score = float(top["score"])
+    if words < MIN_PART_WORDS and score < EXACT:
+        # a one-line text is a licence's notice only when it is that notice, word for word:
+        # fuzzy ranking over a dozen words finds "openrail++" in "Licensed under the MIT
+        # licence." at 0.9
+        return None
+    complete = words >= FULL_COPY_SHARE * reference_words
+    return _Answer(licence_id, score, MODEL_STORE, complete)
 
 
 #: An askalono answer this close to a reference text is final (skips the model store).

@@ -298,7 +298,13 @@ def ancestors(report: Report) -> list[Ancestor]:
     evidence = report.evidence
     bases = list(evidence.base) if evidence is not None else []
     licences = base_licences(report)
-    refs = list(report.facts.base_models)
+    # one ancestor per base model: the card, config and prose may each name the same id
+    unique: dict[str, Any] = {}
+    for ref in report.facts.base_models:
+        seen = unique.get(ref.id.lower())
+        if seen is None or (seen.relation is None and ref.relation is not None):
+            unique[ref.id.lower()] = ref
+    refs = list(unique.values())
     found: list[Ancestor] = []
     for ref in refs:
         match = None

@@ -57,6 +57,91 @@ def _licences(
     return []
 
 
+def _model_licences(report: Report) -> list[Any]:
+    """The model component's licences: the declared one; with a shipped licence file that
+    modifies its licence (LIC010/LIC011), the declared id and a concluded ``LicenseRef-``
+    carrying the file's text; a declared non-SPDX model licence (``LicenseRef-llama3.1``)
+    as a named licence with its text, shipped or bundled."""
+    from cyclonedx.model import AttachedText, XsUri
+    from cyclonedx.model.license import DisjunctiveLicense, LicenseAcknowledgement
+
+    from cardaudit.extract.licence_reference import reference_for
+    from cardaudit.extract.licence_table import lookup, normalise_spdx
+
+    licence = report.facts.license
+    declared = _licences(licence.declared, licence.declared_name, licence.declared_link)
+    evidence = report.evidence
+    modified = [m for m in licence.files if m.repo == "model" and m.modifications]
+    spdx = normalise_spdx(licence.declared)[0] if licence.declared else None
+    simple = bool(spdx) and " " not in spdx
+    if modified and evidence is not None:
+        found = []
+        if simple and not spdx.startswith("LicenseRef-"):
+            found.append(
+                DisjunctiveLicense(id=spdx, acknowledgement=LicenseAcknowledgement.DECLARED)
+            )
+        for match in modified:
+            text = evidence.repo.text(match.path)
+            found.append(
+                DisjunctiveLicense(
+                    name=f"LicenseRef-cardaudit-modified-{match.identified}-{match.path}",
+                    text=AttachedText(content=text.text) if text is not None else None,
+                    acknowledgement=LicenseAcknowledgement.CONCLUDED,
+                )
+            )
+        return found
+    if simple and spdx.startswith("LicenseRef-"):
+        info = lookup(licence.declared)
+        shipped = next(
+            (
+                evidence.repo.text(m.path)
+                for m in licence.files
+                if evidence is not None
+                and m.repo == "model"
+                and m.identified
+                and info is not None
+                and lookup(m.identified) == info
+            ),
+            None,
+        )
+        reference = reference_for(info.hub_id) if info is not None else None
+        text = shipped.text if shipped is not None else reference.text if reference else None
+        link = licence.declared_link
+        return [
+            DisjunctiveLicense(
+                name=spdx,
+                text=AttachedText(content=text) if text else None,
+                url=XsUri(link) if link and link.startswith(("http://", "https://")) else None,
+                acknowledgement=LicenseAcknowledgement.DECLARED,
+            )
+        ]
+    return declared
+
+
+def _code_licences(report: Report, code_licence: str | None) -> list[Any]:
+    """The code repo's concluded licence: a ``LicenseRef-`` with the text of a licence file
+    that modifies its licence, else the identified id."""
+    from cyclonedx.model import AttachedText
+    from cyclonedx.model.license import DisjunctiveLicense, LicenseAcknowledgement
+
+    code = report.evidence.code if report.evidence is not None else None
+    files = (report.facts.license.code_repo or {}).get("files", ())
+    modified = [f for f in files if f.get("modifications")]
+    if not modified or code is None:
+        return _licences(code_licence, concluded=True)
+    found = []
+    for entry in modified:
+        text = code.text(entry["path"])
+        found.append(
+            DisjunctiveLicense(
+                name=f"LicenseRef-cardaudit-modified-{entry['identified']}-code-{entry['path']}",
+                text=AttachedText(content=text.text) if text is not None else None,
+                acknowledgement=LicenseAcknowledgement.CONCLUDED,
+            )
+        )
+    return found
+
+
 def _purl(repo_id: str, revision: str | None):
     from packageurl import PackageURL
 
@@ -137,7 +222,7 @@ def build_bom(report: Report) -> Any:
         name=target.id,
         bom_ref=MODEL_REF,
         version=target.revision,
-        licenses=_licences(licence.declared, licence.declared_name, licence.declared_link),
+        licenses=_model_licences(report),
         purl=_purl(target.id, target.revision) if target.kind == "hub" else None,
         external_references=_web(hub_url(target.id) if target.kind == "hub" else None),
         pedigree=Pedigree(ancestors=ancestors_) if ancestors_ else None,
@@ -159,7 +244,7 @@ def build_bom(report: Report) -> Any:
                 name=code.id,
                 bom_ref=CODE_REF,
                 version=code.revision,
-                licenses=_licences(code_licence, concluded=True),
+                licenses=_code_licences(report, code_licence),
                 external_references=_web(code.url),
                 description="Code repository behind the model (training / inference code).",
             )

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from cardaudit import __version__
+from cardaudit.extract.licence import modification_json
 from cardaudit.model import CheckRun, Facts, Report, to_jsonable
 from cardaudit.reporters.common import not_read
 
@@ -30,6 +31,7 @@ def facts_to_json(facts: Facts) -> dict[str, Any]:
                     **({"engine": m.engine} if m.engine else {}),
                     **({"complete": False} if not m.complete else {}),
                     **({"link": m.link} if m.link else {}),
+                    **modification_json(m),
                 }
                 for m in licence.files
             ],
@@ -41,6 +43,7 @@ def facts_to_json(facts: Facts) -> dict[str, Any]:
             "statements": to_jsonable(licence.statements),
             "additional_terms": to_jsonable(licence.additional_terms),
             "obligations": to_jsonable(licence.obligations),
+            **({"reuse": to_jsonable(licence.reuse)} if licence.reuse else {}),
         },
         "parameters": to_jsonable(facts.parameters),
         "memory": to_jsonable(facts.memory),

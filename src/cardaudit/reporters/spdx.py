@@ -71,11 +71,15 @@ class _Licences:
         return parsed
 
     def _add_ref(self, key: str, name: str | None, link: str | None) -> None:
+        from cardaudit.extract.licence_reference import reference_for
         from cardaudit.extract.licence_table import lookup
 
         info = lookup(key)
         title = name or (info.name if info else key.removeprefix("LicenseRef-"))
-        text = self._shipped_text(key)
+        text = self._shipped_text(key) or (self._custom_text() if name else None)
+        if text is None:  # the licence's own text as cardaudit bundles it (Llama, Gemma…)
+            reference = reference_for(info.hub_id if info else key.removeprefix("LicenseRef-"))
+            text = reference.text if reference is not None else None
         if text is None:
             where = link or "the licence named by the model card"
             text = f"The full text of {title} is not shipped with the model; see {where}."
@@ -83,11 +87,49 @@ class _Licences:
         is_url = bool(link) and link.lower().startswith(("http://", "https://"))
         self.refs[key] = (title, text, [link] if is_url else [])
 
+    def ref(self, key: str) -> Any:
+        """A parsed LicenseRef that ``modified`` registered."""
+        from spdx_tools.common.spdx_licensing import spdx_licensing
+
+        return spdx_licensing.parse(key)
+
+    def modified(self, match: Any, repo: str = "model") -> str:
+        """A LicenseRef for a shipped licence file that modifies its licence, whose extracted
+        text is the file as shipped (never the unmodified id: LIC010/LIC011). ``match`` is a
+        LicenceMatch (model repo) or a code repo file's facts (a mapping)."""
+        identified, path = (
+            (match["identified"], match["path"])
+            if isinstance(match, dict)
+            else (match.identified, match.path)
+        )
+        where = "" if repo == "model" else f"{repo}-"
+        key = f"LicenseRef-cardaudit-modified-{_ref_id(identified)}-{where}{_ref_id(path)}"
+        evidence = self.report.evidence
+        snapshot = None if evidence is None else evidence.repo if repo == "model" else evidence.code
+        text = snapshot.text(path) if snapshot is not None else None
+        if key not in self.refs:
+            in_repo = path if repo == "model" else f"the {repo} repo's {path}"
+            self.refs[key] = (
+                f"{identified} as modified in {in_repo}",
+                text.text if text is not None else f"The modified text of {in_repo}.",
+                [],
+            )
+        return key
+
+    def _custom_text(self) -> str | None:
+        """The text of a custom licence the card names: its one unidentified licence file."""
+        evidence = self.report.evidence
+        files = [m for m in self.report.facts.license.files if m.repo == "model"]
+        if evidence is None or len(files) != 1 or files[0].identified or files[0].link:
+            return None
+        text = evidence.repo.text(files[0].path)
+        return text.text if text is not None and text.text.strip() else None
+
     def _shipped_text(self, key: str) -> str | None:
-        """The model repo's licence file text when it was identified as ``key``."""
+        """The model repo's unmodified licence file text when it was identified as ``key``."""
         evidence = self.report.evidence
         for match in self.report.facts.license.files:
-            if match.repo != "model" or evidence is None:
+            if match.repo != "model" or evidence is None or match.modifications:
                 continue
             if match.identified and match.identified.lower() in {
                 key.lower(),
@@ -132,13 +174,31 @@ def _files(report: Report) -> list[Any]:
 
 
 def _concluded(report: Report, licences: _Licences, declared: Any) -> tuple[Any, str]:
-    """The concluded licence: the declaration when the shipped texts agree with it."""
+    """The concluded licence: the declaration when the shipped texts agree with it; a
+    LicenseRef with the shipped text when a licence file modifies its licence."""
+    from spdx_tools.common.spdx_licensing import spdx_licensing
     from spdx_tools.spdx.model import SpdxNoAssertion
 
+    from cardaudit.extract.licence_table import expression_ids, same_licence
+
     facts = report.facts.license
-    shipped = sorted({m.identified for m in facts.files if m.repo == "model" and m.identified})
-    declared_text = facts.declared_spdx
-    if not isinstance(declared, SpdxNoAssertion) and (not shipped or shipped == [declared_text]):
+    model_files = [m for m in facts.files if m.repo == "model" and m.identified]
+    modified = [m for m in model_files if m.modifications]
+    if modified:
+        refs = list(dict.fromkeys(licences.modified(m) for m in modified))
+        which = "; ".join(
+            f"{m.path} modifies {m.identified} ({len(m.modifications)} passage(s) differ, "
+            f"{sum(x.restricts for x in m.modifications)} restricting use)"
+            for m in modified
+        )
+        return spdx_licensing.parse(" AND ".join(refs)), (
+            f"Concluded from the shipped licence text, not the unmodified licence: {which}. "
+            f"The card declares {facts.declared!r}."
+        )
+    shipped = sorted({m.identified for m in model_files})
+    declared_ids = expression_ids(facts.declared)
+    agrees = all(any(same_licence(s, d) for d in declared_ids) for s in shipped)
+    if not isinstance(declared, SpdxNoAssertion) and agrees:
         why = "licence file agrees" if shipped else "no licence file ships to contradict it"
         return declared, f"Concluded from the model card's declaration ({why})."
     if isinstance(declared, SpdxNoAssertion) and len(shipped) == 1:
@@ -179,6 +239,7 @@ def _download_location(report: Report) -> Any:
 
 
 def build_document(report: Report) -> Any:
+    from spdx_tools.common.spdx_licensing import spdx_licensing
     from spdx_tools.spdx.model import (
         Actor,
         ActorType,
@@ -201,7 +262,13 @@ def build_document(report: Report) -> Any:
     )
     concluded, conclusion = _concluded(report, licences, declared)
     files = _files(report)
-    from_files = [licences.expression(m.identified) for m in facts.files if m.identified]
+    from_files = [
+        licences.ref(licences.modified(m))
+        if m.modifications and m.repo == "model"
+        else licences.expression(m.identified)
+        for m in facts.files
+        if m.identified
+    ]
     refs = []
     if target.kind == "hub":
         purl = f"pkg:huggingface/{target.id}" + (f"@{target.revision}" if target.revision else "")
@@ -256,6 +323,16 @@ def build_document(report: Report) -> Any:
     code = report.evidence.code if report.evidence is not None else None
     if code is not None:
         code_licence = (facts.code_repo or {}).get("identified")
+        code_modified = [
+            f for f in (facts.code_repo or {}).get("files", ()) if f.get("modifications")
+        ]
+        code_concluded = (
+            spdx_licensing.parse(
+                " AND ".join(dict.fromkeys(licences.modified(f, "code") for f in code_modified))
+            )
+            if code_modified
+            else licences.expression(code_licence)
+        )
         packages.append(
             Package(
                 spdx_id=CODE_ID,
@@ -264,7 +341,7 @@ def build_document(report: Report) -> Any:
                 version=code.revision,
                 files_analyzed=False,
                 license_declared=SpdxNoAssertion(),
-                license_concluded=licences.expression(code_licence),
+                license_concluded=code_concluded,
                 copyright_text=SpdxNoAssertion(),
                 primary_package_purpose=PackagePurpose.SOURCE,
                 comment="Code repository behind the model (training / inference code).",

@@ -46,7 +46,12 @@ def _facts_table(report: Report):
     for match in licence.files:
         what = match.identified or (match.note or "not identified")
         where = match.path if match.repo == "model" else f"{match.repo}:{match.path}"
-        table.add_row(f"licence file {_escape(where)}", _escape(f"{what} ({match.confidence:.2f})"))
+        what = f"{what} ({match.confidence:.2f})"
+        if match.modifications:
+            restricting = sum(m.restricts for m in match.modifications)
+            what += f", modified: {len(match.modifications)} passage(s) differ from the reference"
+            what += f", {restricting} restricting use" if restricting else ""
+        table.add_row(f"licence file {_escape(where)}", _escape(what))
     if licence.code_repo:
         table.add_row("code repo licence", _escape(str(licence.code_repo.get("identified") or "—")))
     claimed: dict[str, list[str]] = {}

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from cardaudit.errors import SourceError
+from cardaudit.extract.reuse import is_reuse_path
 from cardaudit.model import (
     Evidence,
     FileEntry,
@@ -184,7 +185,11 @@ def parse_hub_target(text: str, endpoint: str | None = None) -> HubRef | None:
 
 def wanted_file(entry: FileEntry) -> bool:
     """Whether the audit needs this file's content (never a weight file)."""
-    if "/" in entry.path or entry.lfs or entry.size > MAX_TEXT_BYTES:
+    if entry.lfs or entry.size > MAX_TEXT_BYTES:
+        return False
+    if is_reuse_path(entry.path):  # LICENSES/<id>.txt, REUSE.toml, .reuse/dep5
+        return True
+    if "/" in entry.path:
         return False
     name = entry.path.lower()
     if name in WANTED_NAMES or name.endswith(".safetensors.index.json"):

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from cardaudit.errors import SourceError
+from cardaudit.extract.reuse import is_reuse_path
 from cardaudit.model import FileEntry, Location, Problem, RepoSnapshot, TextFile, frozen_mapping
 
 #: Text files larger than this are listed but not read.
@@ -68,7 +69,7 @@ def wants_text(path: str) -> bool:
     """Whether a file is worth reading as text (cards, licences, configs, code)."""
     name = path.rsplit("/", 1)[-1].lower()
     suffix = os.path.splitext(name)[1]
-    return suffix in TEXT_SUFFIXES or name.startswith(TEXT_STEMS)
+    return suffix in TEXT_SUFFIXES or name.startswith(TEXT_STEMS) or is_reuse_path(path)
 
 
 def decode_text(data: bytes) -> str | None:
