@@ -5,7 +5,10 @@ attention layer (GQA/MQA), ``kv_lora_rank + qk_rope_head_dim`` per layer for MLA
 compressed cache serving engines keep), nothing for linear-attention / Mamba layers (their
 state is constant: ``details.constant_state_bytes``); the sliding-window layers' share
 (``details.sliding_bytes_per_token``) stops growing at the window. Cache elements take the
-config's dtype (BF16 when unstated).
+dtype the cache is served in (:func:`cache_dtype`): the one asked for (``--kv-dtype``), else
+FP8 when the config or its quantization says the cache is quantized, else the serving
+default — FP16 for a float16 model, BF16 otherwise (serving engines run an FP32 checkpoint
+in BF16: its ``torch_dtype`` does not make the cache FP32).
 """
 
 from __future__ import annotations
@@ -32,18 +35,69 @@ def _int(cfg: Mapping[str, Any], key: str, default: int = 0) -> int:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
 
 
-def cache_element_bytes(config: Mapping[str, Any]) -> float:
-    dtype = config_dtype(config) or "BF16"
-    return DTYPE_BYTES.get(dtype, 2) if dtype not in ("F8_E4M3", "I8") else 2
+#: ``--kv-dtype`` values and the dtype each stands for ("auto": the serving default).
+KV_DTYPES: Mapping[str, str] = {
+    "bf16": "BF16",
+    "fp16": "F16",
+    "fp32": "F32",
+    "fp8": "F8_E4M3",
+    "fp8_e4m3": "F8_E4M3",
+    "fp8_e5m2": "F8_E5M2",
+}
 
 
-def kv_cache(config: Mapping[str, Any]) -> dict[str, Any] | None:
-    """KV cache figures of a decoder config, or None when it lacks attention sizes."""
+def _quantized_cache(config: Mapping[str, Any]) -> str | None:
+    """Why the config says the KV cache is stored in FP8, or None.
+
+    compressed-tensors ``kv_cache_scheme`` (8-bit float), ModelOpt ``kv_cache_quant_algo``
+    FP8, and a ``kv_cache_dtype`` / ``cache_dtype`` field naming an FP8 type."""
+    cfg = text_config(config)
+    quant = config.get("quantization_config")
+    if not isinstance(quant, Mapping):
+        quant = cfg.get("quantization_config")
+    quant = quant if isinstance(quant, Mapping) else {}
+    scheme = quant.get("kv_cache_scheme")
+    if isinstance(scheme, Mapping) and scheme.get("num_bits") == 8:
+        kind = str(scheme.get("type") or "float")
+        return f"quantization_config.kv_cache_scheme ({kind}, 8 bits)"
+    algo = quant.get("kv_cache_quant_algo")
+    if isinstance(algo, str) and algo.upper().startswith("FP8"):
+        return f"quantization_config.kv_cache_quant_algo {algo}"
+    for source, where in ((cfg, "config"), (quant, "quantization_config")):
+        for key in ("kv_cache_dtype", "cache_dtype"):
+            value = source.get(key)
+            if isinstance(value, str) and "fp8" in value.lower().replace("float8", "fp8"):
+                return f"{where}.{key} {value}"
+    return None
+
+
+def cache_dtype(config: Mapping[str, Any], requested: str | None = None) -> tuple[str, str]:
+    """(dtype of the served KV cache, why): see the module docstring for the order."""
+    if requested and requested.lower() != "auto":
+        dtype = KV_DTYPES.get(requested.lower())
+        if dtype is None:
+            raise ValueError(f"unknown KV cache dtype {requested!r}")
+        return dtype, f"--kv-dtype {requested.lower()}"
+    quantized = _quantized_cache(config)
+    if quantized:
+        return "F8_E4M3", quantized
+    declared = config_dtype(config)
+    if declared == "F16":
+        return "F16", "serving default for a float16 model"
+    if declared in (None, "BF16"):
+        return "BF16", "serving default (BF16)"
+    return "BF16", f"serving default (BF16; config torch_dtype {declared} is not the cache's)"
+
+
+def kv_cache(config: Mapping[str, Any], requested: str | None = None) -> dict[str, Any] | None:
+    """KV cache figures of a decoder config, or None when it lacks attention sizes;
+    ``requested`` is the ``--kv-dtype`` asked for (None or "auto": the serving default)."""
     cfg = text_config(config)
     hidden = _int(cfg, "hidden_size") or _int(cfg, "n_embed") or _int(cfg, "n_embd")
     if not layer_kinds(cfg) or not hidden:
         return None
-    element = cache_element_bytes(config)
+    dtype, dtype_from = cache_dtype(config, requested)
+    element = DTYPE_BYTES[dtype]
     _heads, kv_heads, head_dim = head_dims(cfg)
     kinds = layer_kinds(cfg)
     window = _int(cfg, "sliding_window") or None
@@ -66,7 +120,8 @@ def kv_cache(config: Mapping[str, Any]) -> dict[str, Any] | None:
             continue
         if kind == "mamba":
             inner = _int(cfg, "mamba_expand", 2) * hidden
-            constant += inner * (_int(cfg, "mamba_d_state", 16) + _int(cfg, "mamba_d_conv", 4))
+            states = _int(cfg, "mamba_d_state", 16) + _int(cfg, "mamba_d_conv", 4)
+            constant += inner * states * element
             continue
         if mla:
             per_layer = _int(cfg, "kv_lora_rank") + _int(cfg, "qk_rope_head_dim")
@@ -85,10 +140,13 @@ def kv_cache(config: Mapping[str, Any]) -> dict[str, Any] | None:
             growing += per_layer * element
     return {
         "bytes_per_token": int(growing + sliding),
+        "full_attention_bytes_per_token": int(growing),
         "sliding_bytes_per_token": int(sliding),
         "sliding_window": window if sliding else None,
         "constant_state_bytes": int(constant),
         "element_bytes": element,
+        "dtype": dtype,
+        "dtype_from": dtype_from,
         "attention": "MLA (kv_lora_rank + qk_rope_head_dim)"
         if mla
         else f"{kv_heads} KV heads × {head_dim} head dim",
@@ -108,12 +166,30 @@ def kv_bytes_at(kv: Mapping[str, Any], tokens: int, batch: int = 1) -> int:
     return int(per_sequence * batch)
 
 
+#: Config fields that state the longest sequence a model was built for, in the order they
+#: are preferred when several are present (GPT-2/J ``n_positions``, ChatGLM / Qwen v1
+#: ``seq_length``, MPT ``max_seq_len``, Baichuan ``model_max_length``...).
+CONTEXT_FIELDS = (
+    "max_position_embeddings",
+    "max_sequence_length",
+    "seq_length",
+    "max_seq_len",
+    "n_positions",
+    "n_ctx",
+    "model_max_length",
+)
+
+
 def max_context(config: Mapping[str, Any]) -> dict[str, Any]:
-    """``max_position_embeddings`` and what rope scaling extends it to."""
+    """The configured context (the first of :data:`CONTEXT_FIELDS` present, every one found
+    kept in ``fields``) and what rope scaling extends it to."""
     cfg = text_config(config)
-    max_pos = (
-        _int(cfg, "max_position_embeddings") or _int(cfg, "seq_length") or _int(cfg, "n_positions")
-    )
+    fields = {key: _int(cfg, key) for key in CONTEXT_FIELDS if _int(cfg, key)}
+    attn = cfg.get("attn_config")
+    if isinstance(attn, Mapping) and _int(attn, "max_seq_len") and "max_seq_len" not in fields:
+        fields["attn_config.max_seq_len"] = _int(attn, "max_seq_len")
+    field = next(iter(fields), None)
+    max_pos = fields[field] if field else 0
     scaling = cfg.get("rope_scaling")
     if not isinstance(scaling, Mapping):
         params = cfg.get("rope_parameters")
@@ -133,6 +209,8 @@ def max_context(config: Mapping[str, Any]) -> dict[str, Any]:
                 effective = max(max_pos, int(base * factor))
     return {
         "max_position_embeddings": max_pos or None,
+        "field": field,
+        "fields": fields,
         "rope_scaling": dict(scaling) if isinstance(scaling, Mapping) else None,
         "effective": effective or None,
     }
@@ -167,9 +245,11 @@ def memory_facts(
     stated_context: int | None = None,
     *,
     kv_batch: int,
+    kv_dtype: str | None = None,
 ) -> MemoryFacts:
-    """Memory facts; ``stated_context`` is the context length the card states, if any, and
-    ``kv_batch`` the batch the KV cache is shown for beside batch 1."""
+    """Memory facts; ``stated_context`` is the context length the card states, if any,
+    ``kv_batch`` the batch the KV cache is shown for beside batch 1 and ``kv_dtype`` the
+    cache dtype asked for (``--kv-dtype``; None: the serving default)."""
     stored, how = weight_bytes(evidence, params)
     details: dict[str, Any] = {}
     if stored is not None:
@@ -181,7 +261,7 @@ def memory_facts(
         }
         details["what_if_note"] = "weights only; INT4 without group-scale overhead"
     config = evidence.config if isinstance(evidence.config, Mapping) else None
-    kv = kv_cache(config) if config else None
+    kv = kv_cache(config, kv_dtype) if config else None
     context = max_context(config) if config else {}
     length = stated_context or context.get("effective")
     if context:
