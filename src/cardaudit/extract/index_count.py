@@ -30,19 +30,24 @@ def index_weight_map(index: Mapping[str, Any] | None) -> Mapping[str, str]:
 
 
 def from_index(
-    index: Mapping[str, Any] | None, config: Mapping[str, Any] | None
+    index: Mapping[str, Any] | None,
+    config: Mapping[str, Any] | None,
+    path: str = "model.safetensors.index.json",
 ) -> ParameterFacts | None:
-    """Counts from the safetensors index: ``total_size`` over the bytes per parameter."""
+    """Counts from a weight index at ``path``: ``total_size`` over the bytes per parameter
+    (the dtype inferred from the config count, else the config's, else assumed BF16)."""
     total_size = index_total_size(index)
     if total_size is None:
         return None
     weight_map = index_weight_map(index)
     count = count_from_config(config) if isinstance(config, Mapping) else None
-    dtype = config_dtype(config) or "BF16"
+    declared = config_dtype(config)
+    dtype = declared or "BF16"
     quant = quantization_of(config)
     layers = num_layers(config)
     parts = Counter(tensor_part(name, layers) for name in weight_map)
     details: dict[str, Any] = {
+        "index": path,
         "index_total_size": total_size,
         "index_tensors": len(weight_map),
         "shards": len(set(weight_map.values())),
@@ -66,6 +71,10 @@ def from_index(
     if quant.method is None and dtype in DTYPE_BYTES:
         total = int(total_size / DTYPE_BYTES[dtype])
         details["method"] = f"total_size / {DTYPE_BYTES[dtype]:g} bytes per {dtype} parameter"
+        if declared is None and "dtype_inferred" not in details:
+            details["dtype_assumed"] = (
+                f"no dtype in config.json and no config count to infer it from: {dtype} assumed"
+            )
         by_dtype = {dtype: total}
     elif count is not None:
         total = count.total_with_mtp if details["has_mtp_tensors"] else count.total

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cardaudit.extract.config_count import head_dims, layer_kinds, text_config
+from cardaudit.extract.config_count import count_from_config, head_dims, layer_kinds, text_config
 from cardaudit.extract.quantization import (
     CONFIG_DTYPES,
     DTYPE_BYTES,
@@ -24,6 +24,7 @@ from cardaudit.extract.quantization import (
     config_dtype,
     quantization_of,
 )
+from cardaudit.extract.stored_bytes import DerivedBytes, derive_stored_bytes
 from cardaudit.model import Evidence, MemoryFacts, ParameterFacts
 
 #: Rope scaling types that extend the context beyond max_position_embeddings.
@@ -221,22 +222,77 @@ def _gb(value: float) -> dict[str, float]:
 
 
 def weight_bytes(evidence: Evidence, params: ParameterFacts) -> tuple[int | None, str | None]:
-    """Bytes of the weights as stored, and how that figure was obtained."""
+    """Bytes of the weights as stored, and how that figure was obtained: the files' own
+    figures (headers' tensor bytes, the index's ``total_size``, shard sizes minus headers)
+    whenever they are known, else derived from config.json for its storage format
+    (:mod:`cardaudit.extract.stored_bytes`)."""
     details = params.details
     if params.source in ("safetensors", "gguf"):
-        return int(details.get("stored_bytes") or 0), f"{params.source} headers"
+        return int(details.get("stored_bytes") or 0), f"{params.source} headers (tensor bytes)"
     if params.source == "hub":
-        return int(details.get("stored_bytes") or 0), "Hub totals × dtype widths"
+        return int(details.get("stored_bytes") or 0), "Hub shard sizes minus their headers"
     if params.source == "index":
-        return int(details["index_total_size"]), "index total_size"
+        index = details.get("index", "model.safetensors.index.json")
+        return int(details["index_total_size"]), f"{index} total_size"
     if params.source == "config" and params.total:
+        derived = _derived(evidence)
+        if derived is not None:
+            return derived.bytes, f"derived from config.json: {derived.method}"
         quant = quantization_of(evidence.config)
         if quant.bits:
-            return int(params.total * quant.bits / 8), f"config count × {quant.bits} bits"
+            return (
+                int(params.total * quant.bits / 8),
+                f"config count × {quant.bits} bits (approximate: the scales and unquantized "
+                f"layers of {quant.label} are not enumerated)",
+            )
         dtype = config_dtype(evidence.config) or "BF16"
         per = DTYPE_BYTES.get(dtype, 2)
         return int(params.total * per), f"config count × {per:g} bytes ({dtype})"
     return None, None
+
+
+def _derived(evidence: Evidence, params: ParameterFacts | None = None) -> DerivedBytes | None:
+    """The config derivation; beside stored files (``params`` not from config), with the
+    MTP layers and dtype the files show."""
+    config = evidence.config
+    if not isinstance(config, Mapping):
+        return None
+    count = count_from_config(config)
+    if count is None:
+        return None
+    if params is None or params.source == "config":
+        return derive_stored_bytes(config, count)
+    details = params.details
+    with_mtp = bool(details.get("mtp") or details.get("has_mtp_tensors"))
+    dtype = details.get("dtype_inferred")
+    if dtype is None and params.source == "safetensors" and params.by_dtype:
+        floats = {k: v for k, v in params.by_dtype.items() if k in ("BF16", "F16", "F32")}
+        dtype = max(floats, key=floats.__getitem__) if floats else None
+    return derive_stored_bytes(config, count, with_mtp=with_mtp, dtype=dtype)
+
+
+def _weights_details(evidence: Evidence, params: ParameterFacts) -> dict[str, Any] | None:
+    """``details.weights``: the bytes, where they come from, and beside a stored figure the
+    config derivation with its difference (a check on both)."""
+    stored, how = weight_bytes(evidence, params)
+    if stored is None:
+        return None
+    weights: dict[str, Any] = {"bytes": stored, **_gb(stored), "from": how}
+    if params.source == "config":
+        derived = _derived(evidence)
+        if derived is not None:
+            weights["derived_parts"] = dict(derived.parts)
+            if derived.alternative is not None:
+                weights["alternative_bytes"] = derived.alternative
+        return weights
+    derived = _derived(evidence, params)
+    if derived is not None and stored:
+        weights["derived"] = {
+            "bytes": derived.bytes,
+            "method": derived.method,
+            "difference": round((derived.bytes - stored) / stored, 6),
+        }
+    return weights
 
 
 def memory_facts(
@@ -250,10 +306,11 @@ def memory_facts(
     """Memory facts; ``stated_context`` is the context length the card states, if any,
     ``kv_batch`` the batch the KV cache is shown for beside batch 1 and ``kv_dtype`` the
     cache dtype asked for (``--kv-dtype``; None: the serving default)."""
-    stored, how = weight_bytes(evidence, params)
+    weights = _weights_details(evidence, params)
+    stored = weights["bytes"] if weights else None
     details: dict[str, Any] = {}
-    if stored is not None:
-        details["weights"] = {"bytes": stored, **_gb(stored), "from": how}
+    if weights is not None:
+        details["weights"] = weights
     if params.total:
         details["what_if"] = {
             name: {"bytes": int(params.total * per), **_gb(params.total * per)}

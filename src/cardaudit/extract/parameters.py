@@ -62,6 +62,7 @@ def count_tensors(
     by_dtype: Counter[str] = Counter()
     parts: Counter[str] = Counter()
     stored_bytes = 0.0
+    stored_elements = 0
     aux_bytes = 0.0
     aux_tensors = 0
     seen: set[str] = set()
@@ -75,6 +76,7 @@ def count_tensors(
         elements = prod(tensor.shape)
         size = elements * DTYPE_BYTES.get(tensor.dtype, 0)
         stored_bytes += size
+        stored_elements += elements
         if is_aux_tensor(tensor.name):
             aux_bytes += size
             aux_tensors += 1
@@ -96,6 +98,7 @@ def count_tensors(
         "by_dtype": dict(sorted(by_dtype.items())),
         "parts": dict(parts),
         "stored_bytes": int(stored_bytes),
+        "stored_elements": stored_elements,
         "aux_bytes": int(aux_bytes),
         "aux_tensors": aux_tensors,
         "tensors": len(seen),
@@ -188,7 +191,7 @@ def parameter_facts(evidence: Evidence) -> ParameterFacts:
         None if skipped else counted,
         from_hub_totals(evidence.safetensors_totals, config),
         from_gguf(evidence.gguf, (entry.path for entry in evidence.repo.files)),
-        from_index(evidence.safetensors_index, config),
+        _from_any_index(evidence, config),
         from_config(config),
     ):
         if facts is not None:
@@ -203,8 +206,31 @@ def parameter_facts(evidence: Evidence) -> ParameterFacts:
                 from dataclasses import replace
 
                 facts = replace(facts, details={**facts.details, **extra})
-            return facts
-    return ParameterFacts(details={"headers_not_counted": skipped} if skipped else {})
+            return _not_counted(facts, config)
+    empty = ParameterFacts(details={"headers_not_counted": skipped} if skipped else {})
+    return _not_counted(empty, config)
+
+
+def _not_counted(facts: ParameterFacts, config: Any) -> ParameterFacts:
+    """Say why config.json gave no count, when it is there and gave none."""
+    from dataclasses import replace
+
+    from cardaudit.extract.config_count import not_counted_reason
+
+    if not isinstance(config, Mapping):
+        return facts
+    reason = not_counted_reason(config)
+    if reason is None:
+        return facts
+    return replace(facts, details={**facts.details, "config_not_counted": reason})
+
+
+def _from_any_index(evidence: Evidence, config: Any) -> ParameterFacts | None:
+    """The safetensors index, else ``pytorch_model.bin.index.json`` (JSON evidence alike)."""
+    found = from_index(evidence.safetensors_index, config)
+    if found is None and evidence.bin_index is not None:
+        found = from_index(evidence.bin_index, config, "pytorch_model.bin.index.json")
+    return found
 
 
 def _shards_without_headers(evidence: Evidence) -> list[str]:

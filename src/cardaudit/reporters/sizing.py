@@ -67,9 +67,20 @@ def sizing_rows(facts: Facts) -> list[tuple[str, str]]:
             )
         if details.get("shards_without_headers"):
             rows.append(("shards not read", ", ".join(details["shards_without_headers"])))
+    if params.details.get("config_not_counted"):
+        rows.append(("config count", f"none: {params.details['config_not_counted']}"))
     if memory.weight_bytes is not None:
-        how = memory.details.get("weights", {}).get("from", "")
-        rows.append(("weights", f"{_size(memory.weight_bytes)} ({how})"))
+        weights = memory.details.get("weights", {})
+        rows.append(("weights", f"{_size(memory.weight_bytes)} ({weights.get('from', '')})"))
+        derived = weights.get("derived")
+        if derived:
+            rows.append(
+                (
+                    "  derived from config",
+                    f"{_size(derived['bytes'])} ({derived['difference']:+.3%}; "
+                    f"{derived['method']})",
+                )
+            )
     for name, what_if in memory.details.get("what_if", {}).items():
         rows.append((f"  in {name}", _size(what_if["bytes"])))
     kv = memory.details.get("kv_cache")
