@@ -196,4 +196,4 @@ def test_a_bin_index_is_json_evidence_like_the_safetensors_index() -> None:
     assert [(f.rule_id, f.severity, f.location.path, f.location.line) for f in mem] == [
         ("MEM003", "warning", "README.md", 10)
     ]
-    assert "13.5 GB" in mem[0].message
+    assert "13.5 GB" in mem[0].message and "in F16" not in mem[0].message

@@ -221,7 +221,9 @@ def _gb(value: float) -> dict[str, float]:
     return {"GB": round(value / 1e9, 2), "GiB": round(value / 2**30, 2)}
 
 
-def weight_bytes(evidence: Evidence, params: ParameterFacts) -> tuple[int | None, str | None]:
+def weight_bytes(
+    evidence: Evidence, params: ParameterFacts, derived: DerivedBytes | None = None
+) -> tuple[int | None, str | None]:
     """Bytes of the weights as stored, and how that figure was obtained: the files' own
     figures (headers' tensor bytes, the index's ``total_size``, shard sizes minus headers)
     whenever they are known, else derived from config.json for its storage format
@@ -235,7 +237,7 @@ def weight_bytes(evidence: Evidence, params: ParameterFacts) -> tuple[int | None
         index = details.get("index", "model.safetensors.index.json")
         return int(details["index_total_size"]), f"{index} total_size"
     if params.source == "config" and params.total:
-        derived = _derived(evidence)
+        derived = derived or _derived(evidence)
         if derived is not None:
             return derived.bytes, f"derived from config.json: {derived.method}"
         quant = quantization_of(evidence.config)
@@ -274,18 +276,17 @@ def _derived(evidence: Evidence, params: ParameterFacts | None = None) -> Derive
 def _weights_details(evidence: Evidence, params: ParameterFacts) -> dict[str, Any] | None:
     """``details.weights``: the bytes, where they come from, and beside a stored figure the
     config derivation with its difference (a check on both)."""
-    stored, how = weight_bytes(evidence, params)
+    derived = _derived(evidence, params)
+    stored, how = weight_bytes(evidence, params, derived)
     if stored is None:
         return None
     weights: dict[str, Any] = {"bytes": stored, **_gb(stored), "from": how}
     if params.source == "config":
-        derived = _derived(evidence)
         if derived is not None:
             weights["derived_parts"] = dict(derived.parts)
             if derived.alternative is not None:
                 weights["alternative_bytes"] = derived.alternative
         return weights
-    derived = _derived(evidence, params)
     if derived is not None and stored:
         weights["derived"] = {
             "bytes": derived.bytes,

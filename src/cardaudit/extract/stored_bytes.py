@@ -29,13 +29,18 @@ ModelOpt) drop the MTP layers transformers does not build; the FP8 block release
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
 from cardaudit.extract.config_count import ConfigCount
-from cardaudit.extract.linear_families import NamedLinear, named_linears, stored_buffers
+from cardaudit.extract.linear_families import (
+    linear_families,
+    named_linears,
+    stored_buffers,
+)
 from cardaudit.extract.quant_schemes import WIDTHS, scheme_of
 from cardaudit.extract.quantization import DTYPE_BYTES, config_dtype
 
@@ -167,28 +172,25 @@ def derive_stored_bytes(
             with_mtp=bool(mtp),
         )
     assert isinstance(quant, Mapping)
-    linears = named_linears(config)
-    if linears is None or method not in DEFAULT_FAMILIES:
+    if method not in DEFAULT_FAMILIES:
         return None
     patterns = _exclusions(quant)
     families = DEFAULT_FAMILIES[method]
     if method in ("gptq", "awq") and quant.get("lm_head"):
         families = families | {"lm_head"}
-    quantized = [
-        linear
-        for linear in linears
-        if linear.family in families
-        and (mtp or linear.family != "mtp")
-        and not _excluded(linear.name, patterns)
-    ]
-    stored = _quantized_storage(method, quant, quantized)
+    families = families if mtp else families - {"mtp"}
+    found = _quantized_shapes(config, families, patterns)
+    if found is None:
+        return None
+    shapes, left = found
+    stored = _quantized_storage(method, quant, shapes)
     if stored is None:
         return None
     packed, scales, label = stored
-    quantized_parameters = sum(out * inp for out, inp in (q.shape for q in quantized))
+    quantized_parameters = sum(out * inp * n for (out, inp), n in shapes.items())
+    linears_quantized = sum(shapes.values())
     buffers = stored_buffers(config, with_mtp=bool(mtp)) * 4  # F32 router biases
     floats = (parameters - quantized_parameters) * width
-    left = len([q for q in linears if q.family in families and q not in quantized])
     excluded = f", {left} left unconverted by the config" if patterns and left else ""
     total = int(packed + scales + floats + buffers)
     alternative = None
@@ -196,12 +198,12 @@ def derive_stored_bytes(
     if method == "gptq" and "checkpoint_format" not in quant and "meta" not in quant:
         # GPTQ-for-LLaMa and AutoGPTQ before checkpoint_format stored a zero F16 bias for
         # every quantized linear; newer tools do not (the alternative figure).
-        biases = 2 * sum(out for out, _ in (q.shape for q in quantized))
+        biases = 2 * sum(out * n for (out, _), n in shapes.items())
         alternative, total = total, total + biases
         note = f"; {biases:,} bytes of zero biases (older GPTQ tools; no checkpoint_format)"
     return DerivedBytes(
         total,
-        f"{label}: {len(quantized)} quantized linears{excluded}; the other "
+        f"{label}: {linears_quantized} quantized linears{excluded}; the other "
         f"{parameters - quantized_parameters:,} parameters{' (MTP layers included)' if mtp else ''}"
         f" in {dtype}{note}",
         {
@@ -216,36 +218,56 @@ def derive_stored_bytes(
     )
 
 
+def _quantized_shapes(
+    config: Mapping[str, Any], families: frozenset[str], patterns: Sequence[str]
+) -> tuple[Counter[tuple[int, int]], int] | None:
+    """(count of each (out, in) shape quantized, linears left unconverted by ``patterns``).
+    Module names are built only when there are patterns to match (naming tens of thousands
+    of expert linears costs more than the rest of the audit)."""
+    layout = linear_families(config) if not patterns else None
+    if layout is not None:
+        shapes: Counter[tuple[int, int]] = Counter()
+        for family in families & set(layout.families):
+            shapes.update(layout.families[family])
+        return shapes, 0
+    linears = named_linears(config)
+    if linears is None:
+        return None
+    candidates = [linear for linear in linears if linear.family in families]
+    quantized = [linear for linear in candidates if not _excluded(linear.name, patterns)]
+    return Counter(linear.shape for linear in quantized), len(candidates) - len(quantized)
+
+
 def _quantized_storage(
-    method: str, quant: Mapping[str, Any], linears: Sequence[NamedLinear]
+    method: str, quant: Mapping[str, Any], shapes: Counter[tuple[int, int]]
 ) -> tuple[float, float, str] | None:
     """(bytes of the quantized weights, bytes of their scales / zeros / indices, a label)."""
-    shapes = [linear.shape for linear in linears]
     if method == "mxfp4":
-        values = sum(out * inp for out, inp in shapes)
-        scales = sum(out * -(-inp // 32) for out, inp in shapes)
+        values = sum(out * inp * n for (out, inp), n in shapes.items())
+        scales = sum(out * _ceil(inp, 32) * n for (out, inp), n in shapes.items())
         return values / 2, scales, "MXFP4 (FP4 blocks two a byte, one E8M0 scale per 32)"
     if method == "bitsandbytes":
-        return _bitsandbytes(quant, shapes)
+        return _bitsandbytes(quant, [shape for shape, n in shapes.items() for _ in range(n)])
     scheme = scheme_of(quant)
     if scheme is None:
         return None
     packed = scales = 0.0
     scale_width = 4 if method in ("fp8", "modelopt") or "nvfp4" in scheme.name.lower() else 2
     weights_dtype = scheme.quantized_dtype
-    for out, inp in shapes:
+    for (out, inp), copies in shapes.items():
         elements = scheme.stored(out, inp)
         if elements is None:
             return None
         stored, scale_elements = elements
         if method in ("gptq", "awq"):
             qweight = inp * out * scheme.bits / 8
-            packed += qweight
-            scales += sum(n * WIDTHS[d] for d, n in stored.items()) - qweight
+            packed += qweight * copies
+            scales += (sum(n * WIDTHS[d] for d, n in stored.items()) - qweight) * copies
         else:
-            packed += stored.get(weights_dtype, 0) * WIDTHS[weights_dtype]
-            scales += sum(n * WIDTHS[d] for d, n in stored.items() if d != weights_dtype)
-        scales += scale_elements * scale_width
+            packed += stored.get(weights_dtype, 0) * WIDTHS[weights_dtype] * copies
+            others = sum(n * WIDTHS[d] for d, n in stored.items() if d != weights_dtype)
+            scales += others * copies
+        scales += scale_elements * scale_width * copies
     return packed, scales, scheme.name
 
 
