@@ -283,8 +283,8 @@ def base_fingerprint(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[H
         size = size_named(ref.id)
         size = size if size in family.sizes else None
         broken = contradictions(config, family, size)
-        if not broken:
-            continue
+        if not broken or any(c.field == "model_type" for c in broken):
+            continue  # another architecture altogether is DRV003's finding, not a second one
         listing = "; ".join(c.text() for c in broken[:limit])
         more = f" (and {len(broken) - limit} more)" if len(broken) > limit else ""
         other = matching_family(config, exclude=family.id)
