@@ -153,6 +153,15 @@ def audit(
             help="Batch size the KV cache is shown for at the stated context, beside batch 1.",
         ),
     ] = 8,
+    kv_dtype: Annotated[
+        str,
+        typer.Option(
+            "--kv-dtype",
+            help="Dtype the KV cache is served in: auto (FP8 when the config quantizes the "
+            "cache, else FP16 for a float16 model, else BF16), bf16, fp16, fp32, fp8, "
+            "fp8_e4m3, fp8_e5m2.",
+        ),
+    ] = "auto",
     output_dir: Annotated[
         Path | None,
         typer.Option("--output-dir", help="Write one file per format into DIR (created)."),
@@ -240,6 +249,10 @@ def audit(
         raise fail("several formats need --output-dir DIR (one file per format)")
     if output is not None and output_dir is not None:
         raise fail("use either --output FILE or --output-dir DIR, not both")
+    from cardaudit.extract.memory import KV_DTYPES
+
+    if kv_dtype.lower() != "auto" and kv_dtype.lower() not in KV_DTYPES:
+        raise fail(f"unknown --kv-dtype {kv_dtype!r}; choose from auto, {', '.join(KV_DTYPES)}")
     try:
         catalogue = load_rules()
         to_stdout = output is None and output_dir is None
@@ -253,7 +266,7 @@ def audit(
             # Silent when asked, and when a machine-readable report goes to stdout.
             progress=not quiet and not (to_stdout and formats[0] not in ("text", "concise")),
         )
-        fact_options = FactOptions(kv_batch=kv_batch)
+        fact_options = FactOptions(kv_batch=kv_batch, kv_dtype=kv_dtype)
         evidence = acquire(request)
         config = find_config(evidence, config_file, trust_repo=repo_config)
         policy = policy_from(

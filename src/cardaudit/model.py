@@ -306,6 +306,9 @@ class Evidence:
     notes: Mapping[str, Any] = field(default_factory=frozen_mapping)
     #: Hub-computed totals standing in for ``safetensors`` headers that were not read.
     safetensors_totals: SafetensorsTotals | None = None
+    #: ``pytorch_model.bin.index.json`` (JSON: ``total_size`` and ``weight_map``; the .bin
+    #: shards themselves are never read or unpickled).
+    bin_index: Mapping[str, Any] | None = None
 
     def json_file(self, path: str) -> Any:
         """Parsed JSON of a text file in the model repo, or None when absent or invalid."""

@@ -254,3 +254,64 @@ def _excerpt(evidence: Evidence, location: Location) -> str | None:
         return None
     text = evidence.repo.text(location.path)
     return text.excerpt(location.line) if text else None
+
+
+@check("DRV009")
+def base_fingerprint(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    from cardaudit.extract.fingerprint import (
+        contradictions,
+        family_named,
+        matching_family,
+        size_named,
+    )
+
+    config = evidence.config
+    if not isinstance(config, dict):
+        raise NotApplicable("no config.json")
+    with_files = {pair.ref.id for pair in pair_bases(evidence) if pair.ref and pair.evidence}
+    claims = [
+        ref
+        for ref in _claims(evidence, facts)
+        if ref.source in (METADATA, ADAPTER, "mergekit_config") and ref.id not in with_files
+    ]
+    named = [(ref, family_named(ref.id)) for ref in claims]
+    named = [(ref, family) for ref, family in named if family is not None]
+    if not named:
+        raise NotApplicable("no claimed base without files names a fingerprinted family")
+    limit = int(rule.param("max_listed", 6))
+    seen: set[tuple[str, str]] = set()
+    for ref, family in named:
+        if (ref.id, family.id) in seen:
+            continue
+        seen.add((ref.id, family.id))
+        size = size_named(ref.id)
+        size = size if size in family.sizes else None
+        broken = contradictions(config, family, size)
+        if not broken or any(c.field == "model_type" for c in broken):
+            continue  # another architecture altogether is DRV003's finding, not a second one
+        listing = "; ".join(c.text() for c in broken[:limit])
+        more = f" (and {len(broken) - limit} more)" if len(broken) > limit else ""
+        other = matching_family(config, exclude=family.id)
+        shape_only = all(
+            c.field
+            in ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads")
+            for c in broken
+        )
+        if shape_only:
+            fits = [
+                s
+                for s, shape in family.sizes.items()
+                if all(config.get(k) == v for k, v in shape.items())
+            ]
+            hint = f"; it has the shape of {family.name} {fits[0].upper()}" if fits else ""
+            message = (
+                f"base {ref.id} is a {family.name} {size.upper() if size else ''} model, which "
+                f"cannot have this config's shape: {listing}{more}{hint}"
+            )
+        else:
+            hint = f"; the config matches {other[0].name} {other[1].upper()}" if other else ""
+            message = (
+                f"config.json does not have the fingerprint of {family.name}, the family of the "
+                f"claimed base {ref.id}: {listing}{more}{hint}"
+            )
+        yield Hit(message, ref.location, _excerpt(evidence, ref.location))

@@ -214,17 +214,18 @@ def context_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]
     context = facts.memory.details.get("context") or {}
     limit = context.get("effective")
     if not limit or not claims:
-        raise NotApplicable("no max_position_embeddings in config.json or no stated context")
+        raise NotApplicable("no context length in config.json or no stated context")
     max_pos = context.get("max_position_embeddings")
+    field = context.get("field") or "max_position_embeddings"
     for group in _by_line(claims):
         if any(c["value"] <= limit * (1 + rule.param("tolerance", 0.0)) for c in group):
             continue
         claim = group[0]
         scaling = context.get("rope_scaling")
         how = (
-            f"max_position_embeddings {max_pos:,} and rope scaling {dict(scaling)} allow {limit:,}"
+            f"{field} {max_pos:,} and rope scaling {dict(scaling)} allow {limit:,}"
             if scaling
-            else f"max_position_embeddings is {max_pos:,} and no rope scaling is configured"
+            else f"{field} is {max_pos:,} and no rope scaling is configured"
         )
         yield Hit(
             f"card states a context of {int(claim['value']):,} tokens ({claim['text']!r}); "

@@ -28,9 +28,11 @@ class _Attempts:
 @dataclass(frozen=True)
 class FactOptions:
     """User choices that shape facts (not evidence): the batch the KV cache is shown for
-    beside batch 1 (`--kv-batch`)."""
+    beside batch 1 (`--kv-batch`) and the dtype it is served in (`--kv-dtype`; None or
+    "auto": the serving default, see :func:`cardaudit.extract.memory.cache_dtype`)."""
 
     kv_batch: int = 8
+    kv_dtype: str | None = None
 
 
 def build_facts(evidence: Evidence, options: FactOptions | None = None) -> Facts:
@@ -57,7 +59,7 @@ def build_facts(evidence: Evidence, options: FactOptions | None = None) -> Facts
     figures = attempts.run("figures", lambda: stated_figures(evidence), [])
     parameters, memory = attempts.run(
         "sizing",
-        lambda: sizing_facts(evidence, figures, options.kv_batch),
+        lambda: sizing_facts(evidence, figures, options.kv_batch, options.kv_dtype),
         (ParameterFacts(), MemoryFacts()),
     )
     promises = attempts.run("promises", lambda: promise_facts(evidence, now), ())

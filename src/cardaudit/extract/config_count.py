@@ -337,9 +337,72 @@ def vision_count(config: Mapping[str, Any]) -> int:
 # --------------------------------------------------------------------------- total
 
 
-def count_from_config(config: Mapping[str, Any]) -> ConfigCount | None:
-    """Total and active parameters from ``config``; None when it lacks the basic sizes."""
+#: model_type values whose layout this module counts (Llama-style decoders and the
+#: families handled explicitly). Anything else gets no count rather than a Llama guess.
+COUNTED_TYPES = frozenset(
+    {
+        "llama",
+        "mistral",
+        "mixtral",
+        "qwen2",
+        "qwen2_moe",
+        "qwen3",
+        "qwen3_moe",
+        "qwen3_next",
+        "qwen3_5",
+        "qwen3_5_text",
+        "qwen3_5_moe",
+        "qwen3_5_moe_text",
+        "deepseek_v2",
+        "deepseek_v3",
+        "gemma",
+        "gemma2",
+        "gemma3",
+        "gemma3_text",
+        "gemma4",
+        "gemma4_text",
+        "phi3",
+        "gpt_oss",
+        "bloom",
+        "granite",
+        "granitemoe",
+        "jamba",
+        "olmo",
+        "olmo2",
+        "olmoe",
+    }
+)
+#: Keys of a Llama-style config: one without model_type is counted as such when it has them.
+LLAMA_KEYS = ("hidden_size", "intermediate_size", "num_attention_heads", "num_hidden_layers")
+
+
+def not_counted_reason(config: Mapping[str, Any]) -> str | None:
+    """Why :func:`count_from_config` gives no count for ``config`` (None when it does)."""
     cfg = text_config(config)
+    mtype = model_type(cfg)
+    if mtype and mtype not in COUNTED_TYPES:
+        return (
+            f"config.json model_type {mtype!r} is not an architecture cardaudit counts "
+            "(a wrong count would be worse than none)"
+        )
+    if not mtype and not all(key in cfg for key in LLAMA_KEYS):
+        return "config.json has no model_type and is not laid out like a Llama config"
+    hidden = _int(cfg, "hidden_size", "n_embd", "n_embed", "d_model")
+    layers = _int(cfg, "num_hidden_layers", "n_layer", "num_layers")
+    vocab = _int(cfg, "vocab_size", "padded_vocab_size")
+    if not hidden or not layers or not vocab:
+        return "config.json lacks the hidden size, layer count or vocabulary size"
+    if layers > MAX_LAYERS:
+        return f"config.json declares {layers:,} layers: no real model has that many"
+    return None
+
+
+def count_from_config(config: Mapping[str, Any]) -> ConfigCount | None:
+    """Total and active parameters from ``config``; None when it lacks the basic sizes or
+    describes an architecture not counted here (:func:`not_counted_reason` says which)."""
+    cfg = text_config(config)
+    if not_counted_reason(config) is not None:
+        return None
     hidden = _int(cfg, "hidden_size", "n_embd", "n_embed", "d_model")
     layers = _int(cfg, "num_hidden_layers", "n_layer", "num_layers")
     vocab = _int(cfg, "vocab_size", "padded_vocab_size")

@@ -186,3 +186,130 @@ def stored_buffers(config: Mapping[str, Any], *, with_mtp: bool = True) -> int:
     mtp = (_int(cfg, "num_nextn_predict_layers", default=0) or 0) if with_mtp else 0
     moe_layers = sum(1 for i in range(layers) if _is_moe_layer(cfg, i)) + mtp
     return moe_layers * moe.experts  # e_score_correction_bias, one per expert per MoE layer
+
+
+@dataclass(frozen=True)
+class NamedLinear:
+    """One linear weight with the module name transformers gives it (``layer`` is None
+    outside the decoder layers)."""
+
+    name: str
+    family: str
+    shape: tuple[int, int]
+    layer: int | None = None
+
+
+def _mlp_names(prefix: str, mtype: str) -> tuple[str, str, str]:
+    if mtype == "mixtral" and ".experts." in prefix:
+        return (f"{prefix}.w1", f"{prefix}.w3", f"{prefix}.w2")
+    return (f"{prefix}.gate_proj", f"{prefix}.up_proj", f"{prefix}.down_proj")
+
+
+def _attention_names(cfg: Mapping[str, Any], prefix: str) -> tuple[str, ...]:
+    if cfg.get("kv_lora_rank"):
+        q = ("q_a_proj", "q_b_proj") if _int(cfg, "q_lora_rank", default=0) else ("q_proj",)
+        names = (*q, "kv_a_proj_with_mqa", "kv_b_proj", "o_proj")
+    else:
+        names = ("q_proj", "k_proj", "v_proj", "o_proj")
+    return tuple(f"{prefix}.self_attn.{name}" for name in names)
+
+
+def named_linears(config: Mapping[str, Any]) -> list[NamedLinear] | None:
+    """Every linear weight of ``config``'s decoder with its module name and family (the
+    families of :class:`LinearFamilies`; gpt-oss's fused experts as one gate_up and one
+    down per expert). MTP layers are numbered after the decoder layers, as DeepSeek's
+    checkpoints store them. None where :func:`linear_families` gives none (and gpt-oss is
+    added)."""
+    cfg = text_config(config)
+    mtype = model_type(cfg)
+    if mtype == "gpt_oss":
+        return _gpt_oss_linears(cfg)
+    layout = linear_families(config)
+    if layout is None:
+        return None
+    hidden = _int(cfg, "hidden_size", default=0) or 0
+    layers = _int(cfg, "num_hidden_layers", default=0) or 0
+    inter = _int(cfg, "intermediate_size", default=0) or 0
+    mtp = _int(cfg, "num_nextn_predict_layers", "mtp_num_hidden_layers", default=0) or 0
+    kinds = layer_kinds(cfg)
+    moe = moe_shape(cfg)
+    attention = _attention_linears(cfg, hidden) or []
+    linear, gates = _linear_attention_linears(cfg, hidden)
+    shared = _int(cfg, "shared_expert_intermediate_size", "shared_intermediate_size")
+    n_shared = _int(cfg, "n_shared_experts", "num_shared_experts")
+    if moe is not None and n_shared and not shared:
+        shared = n_shared * moe.expert_intermediate
+    block = "block_sparse_moe" if mtype == "mixtral" else "mlp"
+    shared_name = "shared_experts" if mtype.startswith("deepseek") else "shared_expert"
+    found: list[NamedLinear] = []
+    for index in range(layers + mtp):
+        in_mtp = index >= layers
+        prefix = f"model.layers.{index}"
+
+        def add(
+            family: str,
+            names: Iterable[str],
+            shapes: Iterable[tuple[int, int]],
+            in_mtp: bool = in_mtp,
+            index: int = index,
+        ) -> None:
+            for name, shape in zip(names, shapes, strict=True):
+                found.append(NamedLinear(name, "mtp" if in_mtp else family, shape, index))
+
+        if not in_mtp and kinds[index] == "linear":
+            names = ("in_proj_qkv", "in_proj_z", "out_proj")
+            add("linear_attention", (f"{prefix}.linear_attn.{n}" for n in names), linear)
+            names = ("in_proj_a", "in_proj_b")
+            add("linear_attention_gates", (f"{prefix}.linear_attn.{n}" for n in names), gates)
+        else:
+            add("attention", _attention_names(cfg, prefix), attention)
+        if moe is not None and (in_mtp or _is_moe_layer(cfg, index)):
+            for expert in range(moe.experts):
+                names = _mlp_names(f"{prefix}.{block}.experts.{expert}", mtype)
+                add("experts", names, _mlp(hidden, moe.expert_intermediate))
+            if shared:
+                add(
+                    "shared_experts",
+                    _mlp_names(f"{prefix}.mlp.{shared_name}", mtype),
+                    _mlp(hidden, shared),
+                )
+            if not in_mtp:
+                add("router", (f"{prefix}.{block}.gate",), ((moe.experts, hidden),))
+        else:
+            add("dense_mlp", _mlp_names(f"{prefix}.mlp", mtype), _mlp(hidden, inter))
+        if in_mtp:
+            found.append(
+                NamedLinear(f"{prefix}.eh_proj", "mtp_projection", (hidden, 2 * hidden), index)
+            )
+    vocab = _int(cfg, "vocab_size", default=0) or 0
+    if vocab and not cfg.get("tie_word_embeddings", False):
+        found.append(NamedLinear("lm_head", "lm_head", (vocab, hidden)))
+    return found
+
+
+def _gpt_oss_linears(cfg: Mapping[str, Any]) -> list[NamedLinear] | None:
+    """gpt-oss: q/k/v/o, a router and fused experts (gate_up (2·inter, hidden) and down
+    (hidden, inter) per expert), as its checkpoints store them."""
+    hidden = _int(cfg, "hidden_size", default=0) or 0
+    layers = _int(cfg, "num_hidden_layers", default=0) or 0
+    moe = moe_shape(cfg)
+    attention = _attention_linears(cfg, hidden)
+    if moe is None or not hidden or attention is None or not 0 < layers <= MAX_LAYERS:
+        return None
+    if layers * moe.experts > MAX_LINEARS:
+        return None
+    inter = moe.expert_intermediate
+    found: list[NamedLinear] = []
+    for index in range(layers):
+        prefix = f"model.layers.{index}"
+        for name, shape in zip(_attention_names(cfg, prefix), attention, strict=True):
+            found.append(NamedLinear(name, "attention", shape, index))
+        found.append(NamedLinear(f"{prefix}.mlp.router", "router", (moe.experts, hidden), index))
+        for _expert in range(moe.experts):
+            base = f"{prefix}.mlp.experts"
+            found.append(NamedLinear(f"{base}.gate_up_proj", "experts", (2 * inter, hidden), index))
+            found.append(NamedLinear(f"{base}.down_proj", "experts", (hidden, inter), index))
+    vocab = _int(cfg, "vocab_size", default=0) or 0
+    if vocab and not cfg.get("tie_word_embeddings", False):
+        found.append(NamedLinear("lm_head", "lm_head", (vocab, hidden)))
+    return found

@@ -12,10 +12,11 @@ if TYPE_CHECKING:
 
 
 def sizing_facts(
-    evidence: Evidence, figures: Sequence[Figure], kv_batch: int
+    evidence: Evidence, figures: Sequence[Figure], kv_batch: int, kv_dtype: str | None = None
 ) -> tuple[ParameterFacts, MemoryFacts]:
-    """(parameter facts, memory facts); ``figures`` are the card's stated figures and
-    ``kv_batch`` the batch size the KV cache is shown for beside batch 1."""
+    """(parameter facts, memory facts); ``figures`` are the card's stated figures,
+    ``kv_batch`` the batch size the KV cache is shown for beside batch 1 and ``kv_dtype``
+    the cache dtype asked for (None: the serving default)."""
     from cardaudit.extract.memory import memory_facts
     from cardaudit.extract.parameters import parameter_facts
 
@@ -28,7 +29,11 @@ def sizing_facts(
     stated = [f.value for f in figures if f.kind == "context" and f.repo == "model"]
     try:
         memory = memory_facts(
-            evidence, parameters, int(max(stated)) if stated else None, kv_batch=kv_batch
+            evidence,
+            parameters,
+            int(max(stated)) if stated else None,
+            kv_batch=kv_batch,
+            kv_dtype=kv_dtype,
         )
     except Exception as exc:
         memory = MemoryFacts(details={"error": f"{type(exc).__name__}: {exc}"})

@@ -185,11 +185,27 @@ def parameter_rows(report: Report) -> list[tuple[str, str]]:
         rows.append((f"parameters: {key}", fmt_value(value)))
     if memory.weight_bytes is not None:
         rows.append(("weight memory", fmt_bytes(memory.weight_bytes)))
-    if memory.kv_cache_bytes_per_token is not None:
+    kv = memory.details.get("kv_cache")
+    if kv:
+        from cardaudit.reporters.sizing import kv_cache_text
+
+        rows.append(("KV cache per token", kv_cache_text(kv)))
+    elif memory.kv_cache_bytes_per_token is not None:
         rows.append(("KV cache per token", fmt_bytes(memory.kv_cache_bytes_per_token)))
     if memory.context_length is not None:
         rows.append(("context length", f"{fmt_int(memory.context_length)} tokens"))
     for key, value in memory.details.items():
+        if key == "kv_cache":  # shown above as one figure; its sizes at the context below
+            for batch, size in (value.get("at_context") or {}).items():
+                if batch.startswith("batch_"):
+                    tokens = value["at_context"]["tokens"]
+                    rows.append(
+                        (
+                            f"KV cache at {fmt_int(tokens)} tokens, batch {batch[6:]}",
+                            fmt_bytes(size["bytes"]),
+                        )
+                    )
+            continue
         rows.append((f"memory: {key}", fmt_value(value)))
     return rows
 

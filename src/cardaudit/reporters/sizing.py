@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from cardaudit.model import Facts
 
 
@@ -11,6 +14,36 @@ def _size(value: float) -> str:
 
 def _count(value: int) -> str:
     return f"{value:,} ({value / 1e9:,.2f}B)" if value >= 1e8 else f"{value:,}"
+
+
+def kv_cache_text(kv: Mapping[str, Any]) -> str:
+    """The KV cache per token as one figure whose parts are named, never an apparent sum:
+    full-attention layers grow with the context, sliding-window layers stop at the window,
+    linear-attention / Mamba layers hold a constant state."""
+    dtype = kv.get("dtype") or "BF16"
+    total, sliding = kv["bytes_per_token"], kv.get("sliding_bytes_per_token") or 0
+    full = kv.get("full_attention_bytes_per_token", total - sliding)
+    window = kv.get("sliding_window")
+    how = f"{dtype} cache, {kv['attention']}"
+    if sliding and window:
+        if full:
+            text = (
+                f"{total:,} B per token up to {window:,} tokens, of which full-attention layers "
+                f"{full:,} B (grow with the context) and sliding-window layers {sliding:,} B "
+                f"(capped at {window:,} tokens); beyond the window {full:,} B per token"
+            )
+        else:
+            text = (
+                f"{total:,} B per token, all in sliding-window layers: capped at {window:,} tokens"
+            )
+    else:
+        text = f"{total:,} B per token"
+    if kv.get("constant_state_bytes"):
+        text += (
+            f"; plus a constant {kv['constant_state_bytes'] / 1e6:,.1f} MB of linear-attention"
+            " / Mamba state per sequence"
+        )
+    return f"{text} ({how})"
 
 
 def sizing_rows(facts: Facts) -> list[tuple[str, str]]:
@@ -34,20 +67,25 @@ def sizing_rows(facts: Facts) -> list[tuple[str, str]]:
             )
         if details.get("shards_without_headers"):
             rows.append(("shards not read", ", ".join(details["shards_without_headers"])))
+    if params.details.get("config_not_counted"):
+        rows.append(("config count", f"none: {params.details['config_not_counted']}"))
     if memory.weight_bytes is not None:
-        how = memory.details.get("weights", {}).get("from", "")
-        rows.append(("weights", f"{_size(memory.weight_bytes)} ({how})"))
+        weights = memory.details.get("weights", {})
+        rows.append(("weights", f"{_size(memory.weight_bytes)} ({weights.get('from', '')})"))
+        derived = weights.get("derived")
+        if derived:
+            rows.append(
+                (
+                    "  derived from config",
+                    f"{_size(derived['bytes'])} ({derived['difference']:+.3%}; "
+                    f"{derived['method']})",
+                )
+            )
     for name, what_if in memory.details.get("what_if", {}).items():
         rows.append((f"  in {name}", _size(what_if["bytes"])))
     kv = memory.details.get("kv_cache")
     if kv:
-        text = f"{kv['bytes_per_token']:,} bytes ({kv['attention']})"
-        if kv.get("sliding_bytes_per_token"):
-            text += f" + {kv['sliding_bytes_per_token']:,} in sliding layers (window "
-            text += f"{kv['sliding_window']:,})"
-        if kv.get("constant_state_bytes"):
-            text += f" + constant state {kv['constant_state_bytes'] / 1e6:,.1f} MB"
-        rows.append(("KV cache per token", text))
+        rows.append(("KV cache per token", kv_cache_text(kv)))
         at = kv.get("at_context")
         if at:
             for key, value in at.items():
@@ -57,7 +95,8 @@ def sizing_rows(facts: Facts) -> list[tuple[str, str]]:
                     )
     context = memory.details.get("context") or {}
     if context.get("max_position_embeddings"):
-        text = f"max_position_embeddings {context['max_position_embeddings']:,}"
+        field = context.get("field") or "max_position_embeddings"
+        text = f"{field} {context['max_position_embeddings']:,}"
         if context.get("effective") != context.get("max_position_embeddings"):
             text += f", {context['effective']:,} with rope scaling"
         if context.get("stated"):

@@ -19,6 +19,7 @@ from cardaudit.sources.card import parse_card
 
 CARD_NAMES = ("README.md",)
 INDEX_NAME = "model.safetensors.index.json"
+BIN_INDEX_NAME = "pytorch_model.bin.index.json"
 
 
 def find_card(snapshot: RepoSnapshot) -> tuple[Card | None, list[Problem]]:
@@ -87,6 +88,7 @@ def assemble(
         config = None
     index, index_problems = load_json(snapshot, INDEX_NAME)
     found += index_problems
+    bin_index = _bin_index(snapshot, found)
     for header in headers:
         if header.error:
             found.append(Problem("SRC003", f"{header.path}: {header.error}", Location(header.path)))
@@ -97,7 +99,21 @@ def assemble(
         config=config,
         safetensors=tuple(headers),
         safetensors_index=index if isinstance(index, dict) else None,
+        bin_index=bin_index,
         code=code,
         base=tuple(base),
         problems=tuple(found),
     )
+
+
+def _bin_index(snapshot: RepoSnapshot, found: list[Problem]) -> dict[str, Any] | None:
+    """``pytorch_model.bin.index.json`` parsed as JSON (the index of .bin shards: evidence of
+    their total size and tensor names; the shards are pickles and are never opened)."""
+    index, problems = load_json(snapshot, BIN_INDEX_NAME)
+    found += problems
+    if index is not None and not isinstance(index, dict):
+        found.append(
+            Problem("SRC003", f"{BIN_INDEX_NAME} is not a JSON object", Location(BIN_INDEX_NAME))
+        )
+        return None
+    return index

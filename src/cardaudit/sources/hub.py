@@ -57,6 +57,7 @@ WANTED_NAMES = {
     "tokenizer_config.json",
     "special_tokens_map.json",
     "model.safetensors.index.json",
+    "pytorch_model.bin.index.json",
     "adapter_config.json",
     "quantization_config.json",
     "quant_config.json",

@@ -1,0 +1,123 @@
+"""Base-family fingerprints (rule DRV009): each one checked against real configs, the
+detector silent on the real repos' own claims except where the config contradicts them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cardaudit.extract.fingerprint import (
+    contradictions,
+    families,
+    family_named,
+    matching_family,
+    size_named,
+)
+from cardaudit.pipeline import audit
+from cardaudit.policy import Policy
+from cardaudit.sources import AuditRequest
+from scenarios import scenario_request
+
+CONFIGS = Path(__file__).parent / "data" / "configs"
+REALWORLD = Path(__file__).parents[2] / "shared" / "realworld" / "repos"
+
+
+def config(name: str) -> dict:
+    return json.loads((CONFIGS / f"{name}.json").read_text())
+
+
+def _transformers_config(name: str) -> dict:
+    transformers = pytest.importorskip("transformers")
+    data = getattr(transformers, name)().to_dict()
+    rope = data.get("rope_parameters") or {}
+    if data.get("rope_theta") is None and "rope_theta" in rope:
+        data["rope_theta"] = rope["rope_theta"]
+    data["rope_scaling"] = None
+    return data
+
+
+@pytest.mark.parametrize("family", families(), ids=lambda f: f.id)
+def test_every_fingerprint_holds_on_a_real_config(family) -> None:
+    assert family.verified_by, family.id
+    for source in family.verified_by:
+        if source.startswith("transformers:"):
+            cfg = _transformers_config(source.split(":", 1)[1])
+        else:
+            cfg = config(source)
+        assert [c.text() for c in contradictions(cfg, family, None)] == [], source
+        assert matching_family(cfg) is not None or not family.sizes, source
+
+
+def test_names_pick_the_most_specific_family() -> None:
+    assert family_named("meta-llama/Meta-Llama-3.1-70B-Instruct").id == "llama-3.1"
+    assert family_named("meta-llama/Meta-Llama-3-8B").id == "llama-3"
+    assert family_named("meta-llama/Llama-3.2-3B").id == "llama-3.2"
+    assert family_named("mistralai/Mixtral-8x22B-v0.1").id == "mixtral-8x22b"
+    assert family_named("Qwen/Qwen3.5-35B-A3B").id == "qwen3.5"
+    assert family_named("Qwen/Qwen3-30B-A3B").id == "qwen3"
+    assert family_named("deepseek-ai/DeepSeek-R1-Distill-Llama-8B") is None  # no generation named
+    assert family_named("budecosystem/genz-70b") is None
+    assert size_named("meta-llama/Llama-2-7b-hf") == "7b"
+    assert size_named("Qwen/Qwen3-30B-A3B") == "30b-a3b"
+
+
+def test_a_parent_of_the_wrong_size_is_reported() -> None:
+    llama2_70b = config("repo__lizpreciatior__lzlv_70b_fp16_hf")
+    family = family_named("meta-llama/Llama-2-7b-hf")
+    found = [c.field for c in contradictions(llama2_70b, family, "7b")]
+    assert found == [
+        "num_hidden_layers",
+        "hidden_size",
+        "num_attention_heads",
+        "num_key_value_heads",
+    ]
+    assert contradictions(llama2_70b, family, "70b") == []
+
+
+def test_drv009_fixture_by_rule_severity_file_and_line() -> None:
+    report = audit(scenario_request("drv-fingerprint"), Policy())
+    found = [f for f in report.findings if f.rule_id == "DRV009"]
+    assert [(f.rule_id, f.severity, f.location.path, f.location.line) for f in found] == [
+        ("DRV009", "warning", "README.md", 3)
+    ]
+    assert found[0].message == (
+        "config.json does not have the fingerprint of Llama 3.1, the family of the claimed "
+        "base meta-llama/Meta-Llama-3.1-8B-Instruct: rope_type 'none' (the family has "
+        "'llama3'); max_position_embeddings 8,192 (the family has 131,072); the config "
+        "matches Llama 3 8B"
+    )
+
+
+def test_a_merge_parent_that_cannot_have_the_shape(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text(
+        "---\nlicense: llama2\nbase_model:\n- meta-llama/Llama-2-7b-hf\n"
+        "- meta-llama/Llama-2-70b-hf\nbase_model_relation: merge\n---\n# A merge\n"
+    )
+    (tmp_path / "config.json").write_text(
+        json.dumps(config("repo__lizpreciatior__lzlv_70b_fp16_hf"))
+    )
+    report = audit(AuditRequest(target=str(tmp_path), code_discovery=False), Policy())
+    found = [f for f in report.findings if f.rule_id == "DRV009"]
+    assert len(found) == 1 and found[0].location.line == 3  # the base_model key
+    assert found[0].message.startswith(
+        "base meta-llama/Llama-2-7b-hf is a Llama 2 7B model, which cannot have this "
+        "config's shape: num_hidden_layers 80 (the family has 32)"
+    )
+    assert found[0].message.endswith("it has the shape of Llama 2 70B")
+
+
+@pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld not present")
+def test_silent_on_the_real_repos_own_claims_except_reflection() -> None:
+    fired = {}
+    for repo in sorted(p for p in REALWORLD.iterdir() if p.is_dir()):
+        report = audit(
+            AuditRequest(target=str(repo), code_discovery=False), Policy(select=("DRV009",))
+        )
+        hits = [(f.location.path, f.location.line) for f in report.findings]
+        if hits:
+            fired[repo.name] = hits
+    # Reflection's card claims Llama 3.1; its config is Llama 3's (8,192 positions, no
+    # llama3 rope scaling), as the issue found by hand.
+    assert fired == {"mattshumer__Reflection-Llama-3.1-70B": [("README.md", 3)]}

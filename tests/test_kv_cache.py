@@ -1,0 +1,132 @@
+"""The KV cache as it is served: its dtype, its parts, and the context it is sized for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cardaudit.cli import app
+from cardaudit.extract.memory import cache_dtype, kv_cache, max_context
+from cardaudit.reporters.sizing import kv_cache_text
+
+CONFIGS = Path(__file__).parent / "data" / "configs"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+REALWORLD = Path(__file__).parents[2] / "shared" / "realworld" / "repos"
+
+
+def config(name: str) -> dict:
+    return json.loads((CONFIGS / f"{name}.json").read_text())
+
+
+def test_an_fp32_checkpoint_is_served_with_a_bf16_cache() -> None:
+    reflection = config("repo__mattshumer__Reflection-Llama-3.1-70B")
+    assert reflection["torch_dtype"] == "float32"
+    kv = kv_cache(reflection)
+    # 80 layers x (K and V) x 8 KV heads x 128 head dim x 2 bytes (BF16), not 4 (FP32).
+    assert kv["bytes_per_token"] == 80 * 2 * 8 * 128 * 2 == 327_680
+    assert kv["dtype"] == "BF16"
+    assert "float32" not in kv["dtype_from"] and "F32" in kv["dtype_from"]
+
+
+def test_a_float16_model_keeps_an_fp16_cache() -> None:
+    lzlv = config("repo__lizpreciatior__lzlv_70b_fp16_hf")
+    assert cache_dtype(lzlv) == ("F16", "serving default for a float16 model")
+    assert kv_cache(lzlv)["bytes_per_token"] == 80 * 2 * 8 * 128 * 2
+
+
+@pytest.mark.parametrize(
+    ("quantization", "why"),
+    [
+        (
+            {
+                "quant_method": "compressed-tensors",
+                "kv_cache_scheme": {"num_bits": 8, "type": "float"},
+            },
+            "quantization_config.kv_cache_scheme (float, 8 bits)",
+        ),
+        (
+            {"quant_method": "modelopt", "kv_cache_quant_algo": "FP8"},
+            "quantization_config.kv_cache_quant_algo FP8",
+        ),
+    ],
+)
+def test_a_quantized_cache_is_fp8(quantization: dict, why: str) -> None:
+    llama = {**config("meta-llama__Meta-Llama-3.1-8B"), "quantization_config": quantization}
+    kv = kv_cache(llama)
+    assert (kv["dtype"], kv["dtype_from"]) == ("F8_E4M3", why)
+    assert kv["bytes_per_token"] == 32 * 2 * 8 * 128 * 1
+
+
+def test_kv_dtype_option_wins() -> None:
+    llama = config("meta-llama__Meta-Llama-3.1-8B")
+    assert kv_cache(llama, "fp8")["bytes_per_token"] == 65_536
+    assert kv_cache(llama, "fp32")["bytes_per_token"] == 262_144
+    assert kv_cache(llama, "auto")["bytes_per_token"] == 131_072
+    with pytest.raises(ValueError):
+        kv_cache(llama, "int3")
+
+
+def test_sliding_parts_are_parts_of_one_figure() -> None:
+    gemma = kv_cache(config("google__gemma-2-9b-it"))
+    text = kv_cache_text(gemma)
+    assert text == (
+        "344,064 B per token up to 4,096 tokens, of which full-attention layers 172,032 B "
+        "(grow with the context) and sliding-window layers 172,032 B (capped at 4,096 "
+        "tokens); beyond the window 172,032 B per token (BF16 cache, 8 KV heads × 256 head dim)"
+    )
+    assert " + " not in text
+    phi3 = kv_cache(config("microsoft__Phi-3-mini-4k-instruct"))
+    assert kv_cache_text(phi3).startswith(
+        "393,216 B per token, all in sliding-window layers: capped at 2,047 tokens"
+    )
+
+
+@pytest.mark.parametrize(
+    ("cfg", "field", "value"),
+    [
+        ({"n_positions": 2048, "n_embd": 4096}, "n_positions", 2048),  # GPT-J
+        ({"seq_length": 32768, "hidden_size": 4096}, "seq_length", 32768),  # ChatGLM
+        ({"max_sequence_length": 4096}, "max_sequence_length", 4096),
+        ({"attn_config": {"max_seq_len": 8192}, "max_seq_len": 8192}, "max_seq_len", 8192),  # MPT
+        ({"model_max_length": 4096}, "model_max_length", 4096),  # Baichuan
+    ],
+)
+def test_context_from_every_config_field(cfg: dict, field: str, value: int) -> None:
+    context = max_context(cfg)
+    assert (context["field"], context["effective"], context["fields"][field]) == (
+        field,
+        value,
+        value,
+    )
+
+
+def test_rope_scaling_extends_the_named_field() -> None:
+    qwen1 = {"seq_length": 8192, "rope_scaling": {"type": "dynamic", "factor": 2.0}}
+    assert max_context(qwen1)["effective"] == 16384
+
+
+runner = CliRunner()
+
+
+def test_kv_dtype_option_in_the_cli() -> None:
+    model = str(FIXTURES / "clover" / "model")
+    auto = json.loads(runner.invoke(app, ["audit", model, "-f", "json"]).output)
+    fp8 = json.loads(runner.invoke(app, ["audit", model, "-f", "json", "--kv-dtype", "fp8"]).output)
+    per_token = auto["facts"]["memory"]["kv_cache_bytes_per_token"]
+    assert fp8["facts"]["memory"]["kv_cache_bytes_per_token"] * 2 == per_token
+    assert fp8["facts"]["memory"]["details"]["kv_cache"]["dtype_from"] == "--kv-dtype fp8"
+    bad = runner.invoke(app, ["audit", model, "--kv-dtype", "int3"])
+    assert bad.exit_code == 2 and "unknown --kv-dtype" in bad.output
+
+
+@pytest.mark.skipif(not REALWORLD.is_dir(), reason="../shared/realworld not present")
+def test_reflection_text_report_shows_the_bf16_cache() -> None:
+    result = runner.invoke(
+        app,
+        ["audit", str(REALWORLD / "mattshumer__Reflection-Llama-3.1-70B"), "--no-repo-config"],
+        env={"NO_COLOR": "1", "COLUMNS": "200"},
+    )
+    assert "327,680 B per token (BF16 cache, 8 KV heads × 128 head dim)" in result.output
