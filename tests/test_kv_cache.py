@@ -126,7 +126,13 @@ def test_kv_dtype_option_in_the_cli() -> None:
 def test_reflection_text_report_shows_the_bf16_cache() -> None:
     result = runner.invoke(
         app,
-        ["audit", str(REALWORLD / "mattshumer__Reflection-Llama-3.1-70B"), "--no-repo-config"],
+        [
+            "audit",
+            str(REALWORLD / "mattshumer__Reflection-Llama-3.1-70B"),
+            "--no-repo-config",
+            "-f",
+            "text",
+        ],
         env={"NO_COLOR": "1", "COLUMNS": "200"},
     )
     assert "327,680 B per token (BF16 cache, 8 KV heads × 128 head dim)" in result.output
