@@ -7,7 +7,6 @@ files and small configs (into the huggingface_hub cache), and the header of each
 
 from __future__ import annotations
 
-import json
 import re
 import struct
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from cardaudit.bounded import loads_json
 from cardaudit.errors import SourceError
 from cardaudit.model import (
     Evidence,
@@ -491,7 +491,7 @@ class HubSource:
             length = None  # a damaged entry is a missing one
         try:
             stored = header_cache_path(repo_id, sha, entry.path).read_bytes()
-            header = json.loads(stored)
+            header = loads_json(stored, finite=True)
         except (OSError, ValueError):
             stored, header = b"", None
         # A kept header is trusted at the length kept with it, never on its own.
@@ -535,7 +535,7 @@ class HubSource:
         if len(raw) < length:
             return self.unreadable(repo_id, sha, entry, "header is truncated")
         try:
-            header = json.loads(raw.decode("utf-8"))
+            header = loads_json(raw.decode("utf-8"), finite=True)
         except (UnicodeDecodeError, ValueError) as exc:
             return self.unreadable(repo_id, sha, entry, f"header is not valid JSON: {exc}")
         if not isinstance(header, dict):
@@ -720,7 +720,7 @@ def _sane_last_commits(answer: Any, revision: str, position: dict[str, int]) -> 
 
 def _json_object(text: TextFile | None) -> dict | None:
     try:
-        value = json.loads(text.text) if text is not None else None
+        value = loads_json(text.text) if text is not None else None
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
