@@ -62,10 +62,11 @@ GPU_VERB = re.compile(
     re.IGNORECASE,
 )
 COUNT_WORDS = {"single": 1, "one": 1, "a": 1, "an": 1, "two": 2, "four": 4, "eight": 8}
-GPU_COUNT = r"(?:(?P<count>single|one|two|four|eight|an?|\d+)\s*(?:x|×|\*)?\s*)?"
+#: Linear: a count starts a word (no start inside a digit run) and is taken whole.
+GPU_COUNT = r"(?:(?<![\w.])(?P<count>single|one|two|four|eight|an?|\d++)\s*+(?:x|×|\*)?\s*+)?"
 GENERIC_GPU = re.compile(
     GPU_COUNT + r"(?<![\w.])(?P<gib>\d+)\s?GB\s+(?:GPUs?|cards?|VRAM\s+GPUs?)\b"
-    r"|(?P<count2>\d+)\s*(?:x|×|\*)\s*(?P<gib2>\d+)\s?GB\b",
+    r"|(?<![\w.])(?P<count2>\d++)\s*+(?:x|×|\*)\s*+(?P<gib2>\d++)\s?GB\b",
     re.IGNORECASE,
 )
 DTYPES = {
@@ -95,7 +96,7 @@ CONTEXT_TOKENS = re.compile(
 )
 CONTEXT_LEAD = re.compile(
     r"(?:context(?:\s+(?:length|window|size))?|sequence\s+length|max(?:imum)?\s+(?:input\s+)?"
-    r"length)\s*(?:of|:|=|\||is|up\s+to)?\s*(?:up\s+to\s+)?"
+    r"length)\s*+(?:of|:|=|\||is|up\s+to)?\s*+(?:up\s+to\s+)?"
     + APPROX
     + r"(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s?[KkM]\b|\d{3,8}\b)",
     re.IGNORECASE,

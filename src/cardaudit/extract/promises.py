@@ -28,9 +28,11 @@ from cardaudit.extract.markdown_prose import (
 from cardaudit.model import Evidence, FileVersion, Promise, RepoSnapshot
 from cardaudit.rules import load_table
 
-LINK = re.compile(r"!?\[([^\]]*(?:\\\][^\]]*)*)\]\(([^)\s]*)[^)]*\)")
+#: Linear on any line: the text stops at a bracket (``\]`` escapes one), the target at a
+#: space or bracket, and nothing is given back (a link's parts never overlap).
+LINK = re.compile(r"!?\[((?:[^\[\]\\]|\\.)*+)\]\(([^)\s\[\]]*+)[^)\[\]]*+\)")
 BARE_URL = re.compile(r"https?://[^\s)>\]\"']+")
-MARKUP = re.compile(r"<[^>]+>|\*\*|__|`|\\(?=[\\`*_{}\[\]()#+\-.!|])")
+MARKUP = re.compile(r"<[^<>]++>|\*\*|__|`|\\(?=[\\`*_{}\[\]()#+\-.!|])")
 WORD = re.compile(r"[a-z0-9][a-z0-9.+-]*")
 
 
@@ -294,7 +296,9 @@ def keywords(item: str, table: PromiseTable) -> set[str]:
     return {word for word in WORD.findall(item.lower()) if word not in table.stopwords}
 
 
-NAME_TOKEN = re.compile(r"[A-Za-z][\w.-]*\d[\w.-]*|\d+(?:\.\d+)+|[a-z]+[A-Z][\w-]*")
+NAME_TOKEN = re.compile(
+    r"(?<![\w.-])(?:[A-Za-z][\w.-]*\d[\w.-]*|\d+(?:\.\d+)+|[a-z]+[A-Z][\w-]*)"
+)
 
 
 def names(text: str) -> set[str]:
@@ -320,7 +324,11 @@ class Context:
     model: RepoSnapshot | None = None
 
 
-HTML_LINK = re.compile(r"<a\s[^>]*href=[\"']([^\"']+)[\"'][^>]*>(.*?)</a>", re.IGNORECASE)
+#: Linear: the attributes stop at the next ``<`` and the text at the next ``<a`` or ``</a>``.
+HTML_LINK = re.compile(
+    r"<a\s[^<>]*?href=[\"']([^\"'<>]+)[\"'][^<>]*+>([^<]*+(?:<(?!/?a[\s>])[^<]*+)*+)</a>",
+    re.IGNORECASE,
+)
 
 
 def _links(document: Document) -> list[tuple[str, str, str, int, str]]:
