@@ -86,7 +86,7 @@ def test_pyproject_without_table_is_not_a_config() -> None:
         ("select = [", "invalid TOML"),
         ("selcet = ['LIC']", "unknown setting 'selcet'"),
         ("fail-on = 'sometimes'", "`fail-on` must be one of"),
-        ("[severity]\nLIC001 = 'fatal'", "severity of LIC001"),
+        ("[severity]\nLIC001 = 'fatal'", "severity of 'LIC001'"),
         ("[[waivers]]\nrule = 'LIC001'\nreason = 'because'\nexpires = 2030-01-01", "`reason`"),
         ("[[waivers]]\nrule = 'LIC001'\nreason = 'accepted-risk'", "`expires` is required"),
         ("[[waivers]]\nrule = 'LIC001'\nreason = 'accepted-risk'\nexpires = 'soon'", "a date"),

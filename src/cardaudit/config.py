@@ -29,7 +29,7 @@ FAIL_ON_VALUES: tuple[str, ...] = ("error", "warning", "info", "never")
 CONFIG_FILE = ".cardaudit.toml"
 TOP_KEYS = {"select", "ignore", "severity", "fail-on", "fail_on", "waivers"}
 WAIVER_KEYS = {"rule", "path", "reason", "comment", "expires"}
-RULE_ID = re.compile(r"^[A-Z]{3}\d{3}$")
+RULE_ID = re.compile(r"\A[A-Z]{3}\d{3}\Z")
 
 
 class ConfigError(UsageError):
@@ -148,7 +148,7 @@ def parse_table(table: Any, *, source: str, text: str = "", in_repo: bool = Fals
         raise _fail(source, "`severity` must be a table of rule id = severity")
     for rule_id, level in severity.items():
         if level not in SEVERITIES:
-            raise _fail(source, f"severity of {rule_id}: must be one of {', '.join(SEVERITIES)}")
+            raise _fail(source, f"severity of {rule_id!r}: must be one of {', '.join(SEVERITIES)}")
     fail_on = table.get("fail-on", table.get("fail_on"))
     if fail_on is not None and fail_on not in FAIL_ON_VALUES:
         raise _fail(source, f"`fail-on` must be one of {', '.join(FAIL_ON_VALUES)}")

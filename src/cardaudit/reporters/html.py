@@ -87,7 +87,11 @@ footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
 
 
 def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+    """HTML-escaped, with control and bidi characters shown as escapes (a U+202E would
+    display a finding's text in another order)."""
+    from cardaudit.safe_text import visible
+
+    return escape(visible(str(value)), quote=True)
 
 
 def _table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
