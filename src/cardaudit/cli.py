@@ -149,6 +149,15 @@ def audit(
             help="Batch size the KV cache is shown for at the stated context, beside batch 1.",
         ),
     ] = 8,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            min=1,
+            help="Seconds the audit may spend on Hub requests in all; past it, it ends "
+            "with a one-line error (each request is also limited, see CARDAUDIT_TIMEOUT).",
+        ),
+    ] = 300.0,
     output_dir: Annotated[
         Path | None,
         typer.Option("--output-dir", help="Write one file per format into DIR (created)."),
@@ -248,6 +257,7 @@ def audit(
             code_discovery=code_discovery,
             # Silent when asked, and when a machine-readable report goes to stdout.
             progress=not quiet and not (to_stdout and formats[0] != "text"),
+            timeout=timeout,
         )
         fact_options = FactOptions(kv_batch=kv_batch)
         evidence = acquire(request)
