@@ -234,12 +234,28 @@ def run(args: argparse.Namespace) -> dict[str, dict]:
     for scratch in scratches:
         scratch.mkdir()
     children = [Child(s, args.memory_mb, args.all_formats_every) for s in scratches]
+    try:
+        return _serve(args, jobs, results, scratches, children)
+    finally:  # also on SIGTERM: no child or scratch folder is left behind
+        for child in children:
+            with contextlib.suppress(OSError, ChildProcessError):
+                child.kill()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _serve(args, jobs, results, scratches, children) -> dict[str, dict]:
+    """Hand out inputs to the children until every one is answered, killed or dead."""
+
+    done, total = [0], len(jobs)
 
     def record(child: Child, status: str, detail: list[str], cpu: float, rss: int) -> None:
         parser, index = child.job  # type: ignore[misc]
         entry = results[parser]
         entry["inputs"] += 1
         entry[status] += 1
+        done[0] += 1
+        if done[0] % 1000 == 0:
+            print(f"  {done[0]} of {total} inputs", file=sys.stderr, flush=True)
         entry["cpu"].append(cpu)
         entry["rss_kb"] = max(entry["rss_kb"], rss)
         for kind in detail if status != "ok" else ():
@@ -285,10 +301,6 @@ def run(args: argparse.Namespace) -> dict[str, dict]:
                     scratches[position], args.memory_mb, args.all_formats_every
                 )
                 dispatch(children[position])
-    for child in children:
-        child.requests.close()
-        os.waitpid(child.pid, 0)
-    shutil.rmtree(base, ignore_errors=True)
     return results
 
 
@@ -298,6 +310,7 @@ def _percentile(values: list[float], share: float) -> float:
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inputs", type=int, default=10_000, help="inputs per parser")
     parser.add_argument("--workers", type=int, default=2)

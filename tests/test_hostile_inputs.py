@@ -184,3 +184,9 @@ def test_adapter_target_regex_runs_in_linear_time() -> None:
     assert module_exists(r".*\.q_proj", names) is True
     assert module_exists("(?<=x)a", names) is True  # unreadable for RE2: not evidence
     assert time.process_time() - started < 1.0
+
+
+@pytest.mark.parametrize("value", ["2024-13-45", "2024-01-01T25:00:00", "!!float abc"])
+def test_values_pyyaml_cannot_construct_are_invalid_yaml(loader, value: str) -> None:
+    card = parse_card("README.md", f"---\nlicense: mit\nreleased: {value}\n---\n")
+    assert card.error is not None and "cannot read a value" in card.error

@@ -169,7 +169,14 @@ def compose_yaml(text: str) -> Any:
 
 
 def construct_yaml(node: Any) -> Any:
-    """Python values of a node graph checked by :func:`compose_yaml`."""
+    """Python values of a node graph checked by :func:`compose_yaml`.
+
+    PyYAML's constructors raise plain ``ValueError`` on values that look like a type but
+    are not (``2024-13-45``, ``!!float abc``): those become ``yaml.constructor.
+    ConstructorError`` (a ``YAMLError``) with the value's position, like any invalid YAML.
+    """
+    import yaml
+
     if node is None:
         return None
     loader = _yaml_loader()("")
@@ -177,8 +184,26 @@ def construct_yaml(node: Any) -> Any:
         return loader.construct_document(node)
     except RecursionError:
         raise BoundsError(f"nested deeper than {MAX_DEPTH} levels") from None
+    except (ValueError, OverflowError, TypeError) as exc:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"cannot read a value: {str(exc)[:200]}", _failing_mark(node, exc)
+        ) from None
     finally:
         loader.dispose()
+
+
+def _failing_mark(node: Any, exc: BaseException) -> Any:
+    """The start of the first scalar whose text the error names (else the document's)."""
+    import yaml
+
+    message = str(exc)
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, yaml.ScalarNode) and current.value and current.value in message:
+            return current.start_mark
+        stack.extend(reversed(_children(current, yaml)))
+    return node.start_mark
 
 
 def load_yaml(text: str) -> Any:
