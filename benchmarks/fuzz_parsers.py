@@ -205,11 +205,9 @@ class Child:
         os.close(self.replies)
 
 
-def run(args: argparse.Namespace) -> dict[str, dict]:
-    _preload()
+def new_results(args: argparse.Namespace) -> dict[str, dict]:
     parsers = args.parsers.split(",") if args.parsers else list(GENERATORS)
-    jobs = collections.deque((p, i) for p in parsers for i in range(args.inputs))
-    results: dict[str, dict] = {
+    return {
         p: {
             "inputs": 0,
             "ok": 0,
@@ -225,6 +223,15 @@ def run(args: argparse.Namespace) -> dict[str, dict]:
         }
         for p in parsers
     }
+
+
+def run(args: argparse.Namespace, results: dict[str, dict]) -> dict[str, dict]:
+    """Audit every input; ``results`` fills as answers come (partial when interrupted).
+
+    Inputs are handed out round-robin over the parsers, so an interrupted run has covered
+    every parser about equally."""
+    _preload()
+    jobs = collections.deque((p, i) for i in range(args.inputs) for p in results)
     base = Path(
         tempfile.mkdtemp(
             prefix="cardaudit-fuzz-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None
@@ -322,11 +329,17 @@ def main() -> None:
     parser.add_argument("--examples", action="store_true", help="print an input index per kind")
     args = parser.parse_args()
     started, cpu_started = time.perf_counter(), time.process_time()
-    results = run(args)
+    results = new_results(args)
+    complete = True
+    try:
+        run(args, results)
+    except (KeyboardInterrupt, SystemExit):  # SIGINT / SIGTERM: report what was measured
+        complete = False
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(
-        f"seed {args.seed}, {args.inputs} inputs per parser, limits {args.cpu_limit:g} s CPU "
-        f"and {args.memory_mb} MB per input"
+        f"seed {args.seed}, {args.inputs} inputs per parser"
+        + ("" if complete else " (interrupted: the counts below are what ran)")
+        + f", limits {args.cpu_limit:g} s CPU and {args.memory_mb} MB per input"
     )
     header = f"{'parser':<20}{'inputs':>7}{'crash':>7}{'memory':>7}{'hang':>6}{'soft':>6}"
     print(header + f"{'cpu p50 ms':>12}{'p99 ms':>9}{'max s':>8}{'peak RSS MB':>13}")
