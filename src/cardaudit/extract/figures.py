@@ -201,10 +201,22 @@ def _shape(text: str) -> markdown_blocks.Structure:
     return markdown_blocks.structure(rest, body + 1)
 
 
+#: A "sentence" around a figure reaches at most this far on each side (a card without
+#: full stops must not make every figure scan the whole body: quadratic time).
+SENTENCE_REACH = 1000
+#: How far before or after a figure its immediate neighbours ("2×", "GPU", "with") are read.
+NEAR = 200
+
+
 def _sentence(text: str, start: int, end: int) -> str:
-    left = max(text.rfind(". ", 0, start), text.rfind("\n\n", 0, start), text.rfind("|", 0, start))
-    right_candidates = [i for i in (text.find(". ", end), text.find("\n\n", end)) if i != -1]
-    right = min(right_candidates) if right_candidates else len(text)
+    low, high = max(0, start - SENTENCE_REACH), min(len(text), end + SENTENCE_REACH)
+    left = max(
+        text.rfind(". ", low, start), text.rfind("\n\n", low, start), text.rfind("|", low, start)
+    )
+    if left == -1:
+        left = low - 1
+    found = [i for i in (text.find(". ", end, high), text.find("\n\n", end, high)) if i != -1]
+    right = min(found) if found else high
     return text[left + 1 : right]
 
 
@@ -326,9 +338,11 @@ def _memory_figures(file: TextFile, body: str, repo: str, gpus: GpuMatches) -> I
         start, end = match.span("num")[0], match.end()
         if any(s <= start < e or s < end <= e for s, e in gpu_spans):
             continue  # "A100 80GB" names a GPU
-        if GPU_CAPACITY_AFTER.match(body[end:]) or re.search(r"[x×*]\s*$", body[:start]):
+        after, before = body[end : end + NEAR], body[max(0, start - NEAR) : start]
+        if GPU_CAPACITY_AFTER.match(after) or re.search(r"[x×*]\s*$", before):
             continue  # "80GB GPU", "2×80GB": a GPU's capacity, read by _gpu_figures
-        if DEVICE_MEMORY.match(body[end:]) and re.search(r"\bwith\s*$", body[: match.start()]):
+        before = body[max(0, match.start() - NEAR) : match.start()]
+        if DEVICE_MEMORY.match(after) and re.search(r"\bwith\s*$", before):
             continue
         sentence = _sentence(body, match.start(), match.end())
         if not MEMORY_CONTEXT.search(sentence):
