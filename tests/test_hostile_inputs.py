@@ -190,3 +190,11 @@ def test_adapter_target_regex_runs_in_linear_time() -> None:
 def test_values_pyyaml_cannot_construct_are_invalid_yaml(loader, value: str) -> None:
     card = parse_card("README.md", f"---\nlicense: mit\nreleased: {value}\n---\n")
     assert card.error is not None and "cannot read a value" in card.error
+
+
+@pytest.mark.parametrize("size", ["1e999", "-1", "true", "NaN"])
+def test_index_total_size_that_is_no_size_is_ignored(size: str) -> None:
+    from cardaudit.extract.parameters import index_total_size
+
+    index = bounded.loads_json('{"metadata": {"total_size": ' + size + "}}")
+    assert index_total_size(index) is None
