@@ -31,6 +31,7 @@ def local_hub() -> Iterator[tuple[object, Path]]:
             "HF_HUB_DISABLE_TELEMETRY": "1",
             "HF_HUB_DISABLE_XET": "1",
             "HF_HUB_DISABLE_IMPLICIT_TOKEN": "1",
+            "CARDAUDIT_HUB_STORAGE_HOSTS": "127.0.0.2",  # the FakeHub's CDN
         }
     )
     for name in ("HF_TOKEN", "HF_HUB_OFFLINE"):

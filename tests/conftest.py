@@ -67,6 +67,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
     hub_server.SESSION = hub_server.FakeHub()
     os.environ["HF_ENDPOINT"] = hub_server.SESSION.endpoint
+    # The local Hub's "CDN" (its LFS file storage) is another host, as on the real Hub.
+    os.environ["CARDAUDIT_HUB_STORAGE_HOSTS"] = "127.0.0.2"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

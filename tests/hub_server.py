@@ -209,6 +209,12 @@ class Fault:
     body: bytes = b""
     times: int = 1_000_000
     delay: float = 0.0
+    #: Seconds between body bytes: a drip-fed body (never idle long enough to time out).
+    drip: float = 0.0
+    #: Close the connection without answering (a reset mid-request).
+    reset: bool = False
+    #: Stop dripping when this event is set (so a test ends its server threads).
+    stop: threading.Event = field(default_factory=threading.Event)
 
 
 class FakeHub:
@@ -462,6 +468,18 @@ class _HubHandler(BaseHTTPRequestHandler):
         if not head and body:
             self.wfile.write(body)
 
+    def _drip(self, fault: Fault) -> None:
+        """Headers at once, then the body a byte at a time, ``fault.drip`` s apart."""
+        self._send(fault.status, b"", fault.headers, length=len(fault.body))
+        try:
+            for byte in fault.body:
+                if fault.stop.wait(fault.drip):
+                    return
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
     def _json(self, data: Any, headers: dict[str, str] | None = None, head: bool = False) -> None:
         body = json.dumps(data).encode()
         self._send(200, body, {"Content-Type": "application/json", **(headers or {})}, head=head)
@@ -493,6 +511,13 @@ class _HubHandler(BaseHTTPRequestHandler):
         if fault is not None:
             if fault.delay:
                 time.sleep(fault.delay)
+            if fault.reset:
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            if fault.drip and not head:
+                self._drip(fault)
+                return
             self._send(fault.status, fault.body, fault.headers, head=head)
             return
         raw_path, _, raw_query = self.path.partition("?")

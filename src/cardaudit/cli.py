@@ -60,9 +60,31 @@ def _root(
 
 
 def fail(message: str) -> typer.Exit:
-    """Print a one-line error and return the exit to raise."""
-    typer.echo(f"cardaudit: error: {message}", err=True)
+    """Print a one-line error and return the exit to raise.
+
+    Messages quote repo-supplied values; :func:`one_line` guarantees that none of them
+    can add a line (a forged ``::error::`` workflow command) or a terminal escape.
+    """
+    from cardaudit.safe_text import one_line
+
+    typer.echo(f"cardaudit: error: {one_line(message)}", err=True)
     return typer.Exit(EXIT_ERROR)
+
+
+def _write_formats(report, formats: list[str], output_dir: Path, options: dict) -> None:
+    """Write every format; one that fails to render costs only its own file (exit 2)."""
+    from cardaudit.reporters import output_name, render
+
+    failed = []
+    for name in formats:
+        try:
+            text = render(report, name, color=False, **options)
+        except Exception as exc:  # a reporter's failure must not lose the other formats
+            failed.append(f"{name}: {exc}")
+            continue
+        _write(output_dir / output_name(name), text)
+    if failed:
+        raise fail("could not write " + "; ".join(failed) + " (the other formats were written)")
 
 
 def _use_color(output: Path | None) -> bool:
@@ -162,6 +184,15 @@ def audit(
             "fp8_e4m3, fp8_e5m2.",
         ),
     ] = "auto",
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            min=1,
+            help="Seconds the audit may spend on Hub requests in all; past it, it ends "
+            "with a one-line error (each request is also limited, see CARDAUDIT_TIMEOUT).",
+        ),
+    ] = 300.0,
     output_dir: Annotated[
         Path | None,
         typer.Option("--output-dir", help="Write one file per format into DIR (created)."),
@@ -235,7 +266,7 @@ def audit(
     from cardaudit.extract import FactOptions
     from cardaudit.pipeline import audit_evidence
     from cardaudit.policy import policy_from, split_patterns, validate_patterns
-    from cardaudit.reporters import REPORTERS, output_name, render
+    from cardaudit.reporters import REPORTERS, render
     from cardaudit.rules import load_rules
     from cardaudit.sources import AuditRequest, acquire
 
@@ -265,6 +296,7 @@ def audit(
             code_discovery=code_discovery,
             # Silent when asked, and when a machine-readable report goes to stdout.
             progress=not quiet and not (to_stdout and formats[0] not in ("text", "concise")),
+            timeout=timeout,
         )
         fact_options = FactOptions(kv_batch=kv_batch, kv_dtype=kv_dtype)
         evidence = acquire(request)
@@ -292,8 +324,7 @@ def audit(
                 output_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise fail(f"cannot create {output_dir}: {exc.strerror or exc}") from exc
-            for name in formats:
-                _write(output_dir / output_name(name), render(report, name, color=False, **options))
+            _write_formats(report, formats, output_dir, options)
         else:
             text = render(report, formats[0], color=_use_color(output), **options)
             if output is not None:
@@ -304,6 +335,7 @@ def audit(
         raise fail(str(exc)) from exc
     if output is not None or output_dir is not None:
         from cardaudit.outcome import outcome_line
+        from cardaudit.reporters import output_name
 
         # Reports went to files: say which, and the outcome, on stderr (stdout stays clean).
         for name in formats:
@@ -365,8 +397,10 @@ def main() -> None:
     except Exception as exc:  # a bug: say so plainly instead of dumping a traceback
         if os.environ.get("CARDAUDIT_DEBUG"):
             raise
+        from cardaudit.safe_text import one_line
+
         typer.echo(
-            f"cardaudit: internal error: {type(exc).__name__}: {exc} "
+            f"cardaudit: internal error: {type(exc).__name__}: {one_line(str(exc))} "
             "(set CARDAUDIT_DEBUG=1 for the traceback and please report it)",
             err=True,
         )

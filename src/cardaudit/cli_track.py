@@ -314,8 +314,9 @@ def _run_with_progress(store, targets, fail_on, jobs, run_tracked):  # type: ign
 
 def _print_run_table(results, licence_findings) -> None:  # type: ignore[no-untyped-def]
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
+
+    from cardaudit.safe_text import markup as escape
 
     console = Console(width=_width(), no_color=not _color(), highlight=False)
     table = Table(expand=True)

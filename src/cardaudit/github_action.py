@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
+
+from cardaudit.safe_text import no_workflow_commands, one_line
 
 FORMATS = ("json", "sarif", "markdown", "html", "badge", "shields", "github")
 OUTPUTS = {
@@ -101,13 +104,17 @@ def run(env: Mapping[str, str], cwd: Path | None = None) -> int:
     result = subprocess.run(
         command, cwd=workspace, env=child_env, capture_output=True, text=True, check=False
     )
-    sys.stdout.write(result.stdout)
-    sys.stderr.write(result.stderr)
+    # The log is parsed for workflow commands: nothing the audited repo wrote may forge one.
+    sys.stdout.write(no_workflow_commands(result.stdout))
+    sys.stderr.write(no_workflow_commands(result.stderr))
     outputs = {"exit-code": str(result.returncode)}
     summary_path = env.get("GITHUB_STEP_SUMMARY")
     if result.returncode == 2:
-        message = (result.stderr.strip().splitlines() or ["cardaudit failed"])[-1]
-        _append(summary_path, f"## cardaudit: could not audit\n\n```\n{message}\n```\n")
+        message = one_line((result.stderr.strip().splitlines() or ["cardaudit failed"])[-1])
+        fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", message)), default=0))
+        _append(
+            summary_path, f"## cardaudit: could not audit\n\n{fence}\n{message}\n{fence}\n"
+        )
         outputs["verdict"] = "error"
         _set_outputs(env.get("GITHUB_OUTPUT"), outputs)
         return 2

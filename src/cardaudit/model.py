@@ -86,6 +86,15 @@ class TextFile:
         match = regex.search(self.text)
         return self.line_at(match.start()) if match else None
 
+    def find_text(self, needle: str) -> int | None:
+        """Line of the first occurrence of the literal ``needle``, or None.
+
+        For values taken from the repo (shard, tensor, module names): they are searched as
+        text, never compiled into a pattern (``(a+)+b`` as a regex backtracks for days).
+        """
+        offset = self.text.find(needle)
+        return self.line_at(offset) if offset >= 0 else None
+
     def excerpt(self, line: int, width: int = 200) -> str:
         """The text of ``line`` (1-based), stripped and cut to ``width`` characters."""
         lines = self.lines
@@ -174,6 +183,8 @@ class Card:
     has_front_matter: bool
     error: str | None = None
     error_line: int | None = None
+    #: Top-level keys whose value held a string too long to audit, cut for the audit.
+    cut_keys: tuple[str, ...] = ()
 
     def key_line(self, key: str) -> int | None:
         return self.metadata_lines.get(key)
@@ -312,13 +323,13 @@ class Evidence:
 
     def json_file(self, path: str) -> Any:
         """Parsed JSON of a text file in the model repo, or None when absent or invalid."""
-        import json
+        from cardaudit.bounded import loads_json
 
         text = self.repo.text(path)
         if text is None:
             return None
         try:
-            return json.loads(text.text)
+            return loads_json(text.text)
         except ValueError:
             return None
 

@@ -336,7 +336,9 @@ def _restriction_hits(evidence: Evidence, facts: Facts) -> Iterator[Hit]:
         )
 
 
-COPYRIGHT = re.compile(r"^\s*(?:#\s*)?(Copyright\s+(?:\(c\)\s*|©\s*)?\d{4}\b.*)$", re.I | re.M)
+COPYRIGHT = re.compile(
+    r"^[^\S\n]*+(?:#[^\S\n]*)?(Copyright\s+(?:\(c\)\s*|©\s*)?\d{4}\b.*)$", re.I | re.M
+)
 TEMPLATE = re.compile(r"\[yyyy\]|<year>|\[name of copyright owner\]|<copyright holders>", re.I)
 
 

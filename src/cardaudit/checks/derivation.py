@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from cardaudit.checks.base_inputs import require_bases
@@ -204,7 +203,7 @@ def adapter_targets_missing(evidence: Evidence, facts: Facts, rule: Rule) -> Ite
     for target in adapter_targets(adapter):
         if module_exists(target, names):
             continue
-        line = text.find_line(re.escape(f'"{target}"'), 0) if text else None
+        line = text.find_text(f'"{target}"') if text else None
         yield Hit(
             f"adapter targets module {target!r}, which the base model does not have",
             Location("adapter_config.json", line, "target_modules"),

@@ -3,7 +3,6 @@ and the consistency of the weight files (index, shards, headers, config)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from itertools import groupby
 from math import prod
@@ -321,7 +320,7 @@ def index_total_size_matches(evidence: Evidence, facts: Facts, rule: Rule) -> It
 
 def _index_line(evidence: Evidence, key: str = "total_size") -> int | None:
     text = evidence.repo.text("model.safetensors.index.json")
-    return text.find_line(f'"{re.escape(key)}"') if text else None
+    return text.find_text(f'"{key}"') if text else None
 
 
 @check("MEM008")
@@ -341,14 +340,14 @@ def index_shards_present(evidence: Evidence, facts: Facts, rule: Rule) -> Iterat
             f"{len(missing)} of {len(shards)} shards listed in model.safetensors.index.json "
             f"are not in the repo (first: {missing[0]}): the model cannot be loaded",
             Location(
-                "model.safetensors.index.json", text.find_line(f'"{missing[0]}"') if text else None
+                "model.safetensors.index.json", text.find_text(f'"{missing[0]}"') if text else None
             ),
             ", ".join(missing[:limit]) + ", …",
         )
         return
     for shard in missing:
         tensors = sum(1 for v in weight_map.values() if v == shard)
-        line = text.find_line(f'"{shard}"') if text else None
+        line = text.find_text(f'"{shard}"') if text else None
         yield Hit(
             f"shard {shard} is listed in model.safetensors.index.json ({tensors} tensors) but "
             "is not in the repo: the model cannot be loaded",

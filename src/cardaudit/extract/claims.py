@@ -44,7 +44,7 @@ PARENS = re.compile(r"\([^()]*\)")
 NOT_SCORES = re.compile(
     r"\b\d+[-‑]?(?:shot|k|K|B|M|T)\b|(?:pass|maj|cons|avg)@\d+|\b(?:19|20)\d\d\b"
     r"|\b(?:figure|fig\.|table|section|step|top|version|v)\s*\d+(?:\.\d+)*"
-    r"|(?-i:\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\s+\d+(?:\.\d+)*(?![\d.]*\s*%)\b",
+    r"|(?-i:\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,8}+)\s+\d+(?:\.\d+)*(?![\d.]*\s*%)\b",
     re.IGNORECASE | re.ASCII,
 )
 

@@ -62,10 +62,11 @@ GPU_VERB = re.compile(
     re.IGNORECASE,
 )
 COUNT_WORDS = {"single": 1, "one": 1, "a": 1, "an": 1, "two": 2, "four": 4, "eight": 8}
-GPU_COUNT = r"(?:(?P<count>single|one|two|four|eight|an?|\d+)\s*(?:x|×|\*)?\s*)?"
+#: Linear: a count starts a word (no start inside a digit run) and is taken whole.
+GPU_COUNT = r"(?:(?<![\w.])(?P<count>single|one|two|four|eight|an?|\d++)\s*+(?:x|×|\*)?\s*+)?"
 GENERIC_GPU = re.compile(
     GPU_COUNT + r"(?<![\w.])(?P<gib>\d+)\s?GB\s+(?:GPUs?|cards?|VRAM\s+GPUs?)\b"
-    r"|(?P<count2>\d+)\s*(?:x|×|\*)\s*(?P<gib2>\d+)\s?GB\b",
+    r"|(?<![\w.])(?P<count2>\d++)\s*+(?:x|×|\*)\s*+(?P<gib2>\d++)\s?GB\b",
     re.IGNORECASE,
 )
 DTYPES = {
@@ -95,7 +96,7 @@ CONTEXT_TOKENS = re.compile(
 )
 CONTEXT_LEAD = re.compile(
     r"(?:context(?:\s+(?:length|window|size))?|sequence\s+length|max(?:imum)?\s+(?:input\s+)?"
-    r"length)\s*(?:of|:|=|\||is|up\s+to)?\s*(?:up\s+to\s+)?"
+    r"length)\s*+(?:of|:|=|\||is|up\s+to)?\s*+(?:up\s+to\s+)?"
     + APPROX
     + r"(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s?[KkM]\b|\d{3,8}\b)",
     re.IGNORECASE,
@@ -201,10 +202,22 @@ def _shape(text: str) -> markdown_blocks.Structure:
     return markdown_blocks.structure(rest, body + 1)
 
 
+#: A "sentence" around a figure reaches at most this far on each side (a card without
+#: full stops must not make every figure scan the whole body: quadratic time).
+SENTENCE_REACH = 1000
+#: How far before or after a figure its immediate neighbours ("2×", "GPU", "with") are read.
+NEAR = 200
+
+
 def _sentence(text: str, start: int, end: int) -> str:
-    left = max(text.rfind(". ", 0, start), text.rfind("\n\n", 0, start), text.rfind("|", 0, start))
-    right_candidates = [i for i in (text.find(". ", end), text.find("\n\n", end)) if i != -1]
-    right = min(right_candidates) if right_candidates else len(text)
+    low, high = max(0, start - SENTENCE_REACH), min(len(text), end + SENTENCE_REACH)
+    left = max(
+        text.rfind(". ", low, start), text.rfind("\n\n", low, start), text.rfind("|", low, start)
+    )
+    if left == -1:
+        left = low - 1
+    found = [i for i in (text.find(". ", end, high), text.find("\n\n", end, high)) if i != -1]
+    right = min(found) if found else high
     return text[left + 1 : right]
 
 

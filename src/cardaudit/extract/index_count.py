@@ -20,7 +20,9 @@ def index_total_size(index: Mapping[str, Any] | None) -> int | None:
         return None
     metadata = index.get("metadata")
     size = metadata.get("total_size") if isinstance(metadata, Mapping) else None
-    return int(size) if isinstance(size, int | float) and size >= 0 else None
+    if isinstance(size, bool) or not isinstance(size, int | float):
+        return None
+    return int(size) if 0 <= size < 2**63 else None  # also refuses inf and nan (1e999)
 
 
 def index_weight_map(index: Mapping[str, Any] | None) -> Mapping[str, str]:

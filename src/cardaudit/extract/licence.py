@@ -25,7 +25,7 @@ PROSE = re.compile(
 UPSTREAM = re.compile(
     r"\b(?:upstream|base|original(?:ly)?|parent|underlying|derived)\b", re.IGNORECASE
 )
-MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+MARKDOWN_LINK = re.compile(r"\[([^\[\]]*+)\]\([^)\[\]]*+\)")
 NOISE = re.compile(r"\b(?:the|licen[cs]e|agreement|version|v|terms|of|use)\b|[^a-z0-9+]", re.I)
 
 

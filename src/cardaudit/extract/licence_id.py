@@ -35,7 +35,7 @@ ASKALONO = "askalono"
 MODEL_STORE = "licenseid+cardaudit-model-licences"
 
 URL_ONLY = re.compile(r"^\s*(?:see\s+|license:\s*)?<?(https?://\S+?)>?\s*$", re.IGNORECASE)
-SEPARATOR = re.compile(r"^\s*(?:[-=*_~#]\s*){3,}$", re.MULTILINE)
+SEPARATOR = re.compile(r"^[^\S\n]*+(?:[-=*_~#][^\S\n]*+){3,}$", re.MULTILINE)
 WORD = re.compile(r"\w+")
 
 

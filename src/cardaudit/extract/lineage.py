@@ -363,9 +363,11 @@ def _mergekit_models(data: Any) -> list[str]:
 def _yaml(text: str) -> Any:
     import yaml
 
+    from cardaudit.bounded import BoundsError, load_yaml
+
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
+        return load_yaml(text)
+    except (yaml.YAMLError, BoundsError):
         return None
 
 

@@ -15,7 +15,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 HTML_HEADING = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
-TAG = re.compile(r"<[^>]+>")
+TAG = re.compile(r"<[^<>]++>")
 
 # Line kinds. ``code`` and ``comment`` lines are never prose.
 BLANK = "blank"

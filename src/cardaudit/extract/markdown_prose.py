@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from cardaudit.extract import markdown_blocks as blocks
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[*_`\"'])")
-TAG = re.compile(r"<[^>]+>")
+TAG = re.compile(r"<[^<>]++>")
 
 
 @dataclass(frozen=True)

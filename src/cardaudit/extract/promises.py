@@ -29,11 +29,17 @@ from cardaudit.extract.markdown_prose import (
 )
 from cardaudit.rules import load_table
 
-LINK = re.compile(r"!?\[([^\]]*(?:\\\][^\]]*)*)\]\(([^)\s]*)[^)]*\)")
+#: Linear on any line: the text stops at a bracket (``\]`` escapes one), the target at a
+#: space or bracket, and nothing is given back (a link's parts never overlap).
+LINK = re.compile(r"!?\[((?:[^\[\]\\]|\\.)*+)\]\(([^)\s\[\]]*+)[^)\[\]]*+\)")
 BARE_URL = re.compile(r"https?://[^\s)>\]\"']+")
-MARKUP = re.compile(r"<[^>]+>|\*\*|__|`|\\(?=[\\`*_{}\[\]()#+\-.!|])")
+MARKUP = re.compile(r"<[^<>]++>|\*\*|__|`|\\(?=[\\`*_{}\[\]()#+\-.!|])")
 WORD = re.compile(r"[a-z0-9][a-z0-9.+-]*|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
-HTML_LINK = re.compile(r"<a\s[^>]*href=[\"']([^\"']+)[\"'][^>]*>(.*?)</a>", re.IGNORECASE)
+#: Linear: the attributes stop at the next ``<`` and the text at the next ``<a`` or ``</a>``.
+HTML_LINK = re.compile(
+    r"<a\s[^<>]*?href=[\"']([^\"'<>]+)[\"'][^<>]*+>([^<]*+(?:<(?!/?a[\s>])[^<]*+)*+)</a>",
+    re.IGNORECASE,
+)
 #: A run of word characters, dots and hyphens; names() picks the model and version names
 #: out of each run (one pass: a per-position search for "a letter, then a digit later"
 #: would be quadratic on a long word without digits).

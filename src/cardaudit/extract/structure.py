@@ -351,16 +351,31 @@ def adapter_targets(adapter: Mapping[str, Any]) -> list[str]:
 
 
 def module_exists(target: str, tensor_names: frozenset[str]) -> bool:
-    """Whether a PEFT target (a module name suffix or a full-match regex) exists in the base."""
-    import re
+    """Whether a PEFT target (a module name suffix or a full-match regex) exists in the base.
 
+    PEFT full-matches a string ``target_modules`` as a regex. It comes from the audited repo,
+    so it runs on RE2 (linear time whatever the pattern: ``(a+)+$`` cannot hang the audit);
+    a pattern RE2 cannot read (look-arounds, back-references) is not evidence of a missing
+    module.
+    """
     modules = {name.rsplit(".", 1)[0] for name in tensor_names}
     if target == "all-linear":
         return True
-    if any(ch in target for ch in "*()[]|\\^$?+"):
-        try:
-            pattern = re.compile(target)
-        except re.error:
-            return True  # an unreadable pattern is not evidence of a missing module
+    if any(ch in target for ch in "*()[]|\\^$?+{}"):
+        pattern = _linear_pattern(target)
+        if pattern is None:
+            return True
         return any(pattern.fullmatch(module) for module in modules)
     return any(module == target or module.endswith("." + target) for module in modules)
+
+
+def _linear_pattern(target: str):
+    """``target`` compiled by RE2 (errors not logged), or None when RE2 cannot read it."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        return re2.compile(target, options=options)
+    except re2.error:
+        return None

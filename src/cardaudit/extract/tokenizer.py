@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cardaudit.bounded import loads_json
 from cardaudit.model import Evidence, frozen_mapping
 
 TOKENIZER_FILE = "tokenizer.json"
@@ -58,7 +58,7 @@ def tokenizer_facts(evidence: Evidence) -> TokenizerFacts | None:
         return TokenizerFacts(roles=frozen_mapping(roles), skipped=skipped)
     digest = hashlib.sha256(text.text.encode("utf-8")).hexdigest()
     try:
-        data = json.loads(text.text)
+        data = loads_json(text.text, max_depth=None)
     except ValueError:
         return TokenizerFacts(sha256=digest, roles=frozen_mapping(roles))
     vocab: dict[str, int] = {}

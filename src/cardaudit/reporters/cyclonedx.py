@@ -20,6 +20,7 @@ from typing import Any
 from cardaudit import __version__
 from cardaudit.model import Report
 from cardaudit.reporters.common import ancestors, build_time, hub_url
+from cardaudit.safe_text import safe_url, visible_values
 
 MODEL_REF = "model"
 CODE_REF = "code-repo"
@@ -50,7 +51,7 @@ def _licences(
         return [
             DisjunctiveLicense(
                 name=name,
-                url=XsUri(link) if link else None,
+                url=XsUri(url) if (url := safe_url(link, relative=True)) else None,
                 acknowledgement=how,
             )
         ]
@@ -154,6 +155,7 @@ def _purl(repo_id: str, revision: str | None):
 def _web(url: str | None) -> list[Any]:
     from cyclonedx.model import ExternalReference, ExternalReferenceType, XsUri
 
+    url = safe_url(url)
     return [ExternalReference(type=ExternalReferenceType.WEBSITE, url=XsUri(url))] if url else []
 
 
@@ -317,5 +319,6 @@ def render(report: Report, **_options: object) -> str:
 
     data = json.loads(JsonV1Dot6(build_bom(report)).output_as_string())
     data["metadata"]["component"]["modelCard"] = model_card(report)
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    # Repo text is shown by BOM viewers: control and bidi characters become visible escapes.
+    text = json.dumps(visible_values(data), indent=2, ensure_ascii=False) + "\n"
     return text

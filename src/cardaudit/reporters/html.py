@@ -22,6 +22,18 @@ from cardaudit.reporters.review import build_review
 TEMPLATES = Path(__file__).parent / "templates"
 
 
+def _visible(value: Any) -> Any:
+    """Every value the templates print, with control and bidi characters shown as escapes
+    (a U+202E would display a finding's text in another order); autoescaping follows."""
+    from markupsafe import Markup
+
+    from cardaudit.safe_text import visible
+
+    if value is None or isinstance(value, Markup):
+        return value
+    return visible(str(value))
+
+
 @cache
 def environment() -> Any:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
@@ -31,6 +43,7 @@ def environment() -> Any:
         autoescape=select_autoescape(["html", "html.j2"], default=True),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
+        finalize=_visible,
     )
 
 

@@ -24,8 +24,11 @@ _AUTOLINK = re.compile(r"(?i)(://|www\.)")
 
 
 def escape_text(text: object) -> str:
-    """``text`` as inert Markdown inline text on one line (table-cell safe)."""
-    value = str(text)
+    """``text`` as inert Markdown inline text on one line (table-cell safe); control and
+    bidi characters become visible escapes first (``safe_text.visible``)."""
+    from cardaudit.safe_text import visible
+
+    value = visible(str(text))
     value = _AUTOLINK.sub(lambda m: m.group(1)[0] + _JOINER + m.group(1)[1:], value)
     out = []
     for ch in value:

@@ -221,4 +221,8 @@ def report_to_sarif(report: Report) -> dict[str, Any]:
 
 
 def render(report: Report, **_options: object) -> str:
-    return json.dumps(report_to_sarif(report), indent=2, ensure_ascii=False) + "\n"
+    """SARIF with repo text made visible: code-scanning UIs show messages to reviewers, and a
+    bidi override there would show a finding's text in another order."""
+    from cardaudit.safe_text import visible_values
+
+    return json.dumps(visible_values(report_to_sarif(report)), indent=2, ensure_ascii=False) + "\n"

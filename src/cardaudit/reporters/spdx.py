@@ -20,6 +20,7 @@ from cardaudit import __version__
 from cardaudit.errors import AuditError
 from cardaudit.model import Report
 from cardaudit.reporters.common import ancestors, build_time, hub_url
+from cardaudit.safe_text import safe_url, visible_values
 
 NAMESPACE_ROOT = "https://cardaudit.invalid/spdx"
 MODEL_ID = "SPDXRef-Package-model"
@@ -84,8 +85,7 @@ class _Licences:
             where = link or "the licence named by the model card"
             text = f"The full text of {title} is not shipped with the model; see {where}."
         # SPDX cross references must be URLs; a repo-relative link is named in the text instead.
-        is_url = bool(link) and link.lower().startswith(("http://", "https://"))
-        self.refs[key] = (title, text, [link] if is_url else [])
+        self.refs[key] = (title, text, [url] if (url := safe_url(link)) else [])
 
     def ref(self, key: str) -> Any:
         """A parsed LicenseRef that ``modified`` registered."""
@@ -391,4 +391,5 @@ def render(report: Report, **_options: object) -> str:
     document = build_document(report)
     validate(document)
     data = DocumentConverter().convert(document)
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    # Repo text is shown by SBOM viewers: control and bidi characters become visible escapes.
+    return json.dumps(visible_values(data), indent=2, ensure_ascii=False) + "\n"

@@ -142,9 +142,10 @@ def _findings_table(report: Report, findings=None, title: str = "Findings"):
 
 
 def _escape(text: str) -> str:
-    from rich.markup import escape
+    """Repo text for the console: markup escaped, control and bidi characters visible."""
+    from cardaudit.safe_text import markup
 
-    return escape(text)
+    return markup(text)
 
 
 def render(
@@ -216,4 +217,8 @@ def render(
         f"\n{summary.error} error(s), {summary.warning} warning(s), {summary.info} info; "
         f"{summary.suppressed} suppressed; {ran} rule(s) ran, {summary.not_checked} not checked."
     )
-    return buffer.getvalue()
+    if color:
+        return buffer.getvalue()
+    from cardaudit.safe_text import visible
+
+    return visible(buffer.getvalue())  # no colour: no escape sequence may remain at all

@@ -144,9 +144,9 @@ def _console(buffer: io.StringIO, color: bool, width: int):  # type: ignore[no-u
 
 
 def _escape(text: str | None) -> str:
-    from rich.markup import escape
+    from cardaudit.safe_text import markup
 
-    return escape(text or "")
+    return markup(text or "")
 
 
 def _audit_label(audit: AuditRecord) -> str:

@@ -34,6 +34,8 @@ class AuditRequest:
     code_discovery: bool | None = None
     #: Show a progress display on stderr while fetching.
     progress: bool = False
+    #: Seconds for all of the audit's Hub traffic (``--timeout``); None: no limit.
+    timeout: float | None = 300.0
 
     @property
     def bases(self) -> tuple[str, ...]:
@@ -134,7 +136,7 @@ class _Acquisition:
             from cardaudit.sources.hub import HubSource
             from cardaudit.sources.hub_client import HubClient
 
-            self._hub = HubSource(HubClient.from_environment(), self.step)
+            self._hub = HubSource(HubClient.from_environment(self.request.timeout), self.step)
         return self._hub
 
     def hub_ref(self, text: str):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+from cardaudit.bounded import loads_json
 from cardaudit.model import (
     Card,
     Evidence,
@@ -15,7 +15,7 @@ from cardaudit.model import (
     SafetensorsHeader,
     Target,
 )
-from cardaudit.sources.card import parse_card
+from cardaudit.sources.card import MAX_VALUE_CHARS, parse_card
 
 CARD_NAMES = ("README.md",)
 INDEX_NAME = "model.safetensors.index.json"
@@ -52,6 +52,15 @@ def find_card(snapshot: RepoSnapshot) -> tuple[Card | None, list[Problem]]:
                     Location(name, 1),
                 )
             )
+        problems += [
+            Problem(
+                "SRC003",
+                f"front matter key {key!r} holds a string over {MAX_VALUE_CHARS:,} characters; "
+                "only its start was audited",
+                Location(name, card.key_line(key), key=key),
+            )
+            for key in card.cut_keys
+        ]
         return card, problems
     return None, [Problem("SRC001", "no model card (README.md) in the repo", Location(None))]
 
@@ -62,7 +71,7 @@ def load_json(snapshot: RepoSnapshot, path: str) -> tuple[Any, list[Problem]]:
     if text is None:
         return None, []
     try:
-        return json.loads(text.text), []
+        return loads_json(text.text), []
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         return None, [Problem("SRC003", f"{path} is not valid JSON: {exc}", Location(path, line))]

@@ -21,6 +21,17 @@ from cardaudit.model import GGUFHeader, TensorInfo, frozen_mapping
 
 #: Metadata arrays longer than this (token lists, merges) are summarised by their length.
 MAX_ARRAY_ITEMS = 16
+#: Most metadata keys accepted (real files have 20 to 60). Checked on the declared count,
+#: before the reader builds an object per key (300,000 keys cost ~1 GB and ~46 s).
+MAX_METADATA_KEYS = 4096
+#: Most tensors accepted (the largest MoE GGUFs have a few thousand).
+MAX_TENSORS = 100_000
+#: Metadata strings longer than this are cut in the facts (a name is never megabytes).
+MAX_STRING_CHARS = 4096
+
+
+class GGUFBoundsError(ValueError):
+    """The header declares more keys or tensors than any real GGUF file has."""
 
 
 def _reader_class():
@@ -41,6 +52,22 @@ def _reader_class():
                 n_bytes = prod(shape) * type_size // block_size
                 self.header_tensors.append((name, ggml_type.name, shape, n_bytes))
             self.tensors = []
+
+        def _build_fields(self, offs: int, count: int) -> int:  # type: ignore[override]
+            if int(count) > MAX_METADATA_KEYS:
+                raise GGUFBoundsError(
+                    f"the header declares {int(count):,} metadata keys "
+                    f"(more than {MAX_METADATA_KEYS:,}; refused unread)"
+                )
+            return super()._build_fields(offs, count)
+
+        def _build_tensor_info(self, offs: int, count: int) -> tuple:  # type: ignore[override]
+            if int(count) > MAX_TENSORS:
+                raise GGUFBoundsError(
+                    f"the header declares {int(count):,} tensors "
+                    f"(more than {MAX_TENSORS:,}; refused unread)"
+                )
+            return super()._build_tensor_info(offs, count)
 
         def _get_field_parts(self, orig_offs: int, raw_type: int) -> tuple:  # type: ignore[override]
             """Long arrays of scalars or strings: stepped over, their length kept."""
@@ -83,6 +110,8 @@ def _field_value(field: Any) -> Any:
         return None
     if hasattr(value, "item"):
         value = value.item()
+    if isinstance(value, str) and len(value) > MAX_STRING_CHARS:
+        value = value[:MAX_STRING_CHARS] + "…"
     return value
 
 

@@ -7,7 +7,6 @@ files and small configs (into the huggingface_hub cache), and the header of each
 
 from __future__ import annotations
 
-import json
 import re
 import struct
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from cardaudit.bounded import loads_json
 from cardaudit.errors import SourceError
 from cardaudit.extract.reuse import is_reuse_path
 from cardaudit.model import (
@@ -730,7 +730,7 @@ def _sane_last_commits(answer: Any, revision: str, position: dict[str, int]) -> 
 
 def _json_object(text: TextFile | None) -> dict | None:
     try:
-        value = json.loads(text.text) if text is not None else None
+        value = loads_json(text.text) if text is not None else None
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from cardaudit.errors import AuditError, SourceError
 from cardaudit.sources.hub_cache import CacheMiss, offline_mode
+from cardaudit.sources.hub_http import DEFAULT_AUDIT_TIMEOUT
 
 T = TypeVar("T")
 
@@ -154,12 +155,21 @@ class HubClient:
     offline: bool = False
 
     @classmethod
-    def from_environment(cls) -> HubClient:
+    def from_environment(cls, audit_timeout: float | None = DEFAULT_AUDIT_TIMEOUT) -> HubClient:
+        """The client for one audit; its Hub traffic ends after ``audit_timeout`` seconds
+        (``--timeout``) and each request after a multiple of the read timeout
+        (:mod:`cardaudit.sources.hub_http`)."""
         from huggingface_hub.utils import disable_progress_bars, logging
+
+        from cardaudit.sources.hub_http import HttpGuard, install
 
         disable_progress_bars()  # cardaudit draws its own progress display on stderr
         logging.set_verbosity_error()  # retries are reported by the final error, not warnings
-        return cls(hub_endpoint(), user_token(), hub_cache_dir(), request_timeout(), offline_mode())
+        client = cls(
+            hub_endpoint(), user_token(), hub_cache_dir(), request_timeout(), offline_mode()
+        )
+        install(HttpGuard(client.endpoint, client.timeout, audit_timeout))
+        return client
 
     @property
     def api(self):
@@ -253,6 +263,8 @@ class HubClient:
             )
         if isinstance(exc, errors.LocalEntryNotFoundError):
             cause = exc.__cause__ or exc.__context__
+            if isinstance(cause, AuditError):  # a deadline or a refused redirect, as said
+                return cause if isinstance(cause, SourceError) else SourceError(str(cause))
             if cause is not None and cause is not exc:
                 return self.translate(cause, what, repo_id, revision, attempts)
             return SourceError(f"cannot reach the Hub at {self.endpoint} to {what}")

@@ -27,10 +27,12 @@ def progress_display(enabled: bool) -> Iterator[Step]:
         return
     from rich.console import Console
 
+    from cardaudit.safe_text import markup, one_line
+
     console = Console(stderr=True, highlight=False)
-    if console.is_terminal:
+    if console.is_terminal:  # messages name repos and files: shown escaped
         with console.status("Starting", spinner="dots") as status:
-            yield lambda message: status.update(message)
+            yield lambda message: status.update(markup(one_line(message)))
         return
     lock = threading.Lock()
 
@@ -39,6 +41,6 @@ def progress_display(enabled: bool) -> Iterator[Step]:
         if (counter and counter.group(1) != counter.group(2)) or message.startswith("Downloading"):
             return  # per-file detail is for the live display only
         with lock:
-            console.print(message, markup=False, soft_wrap=True)
+            console.print(one_line(message), markup=False, soft_wrap=True)
 
     yield line

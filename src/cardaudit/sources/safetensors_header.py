@@ -2,23 +2,43 @@
 
 from __future__ import annotations
 
-import json
 import struct
 from collections.abc import Mapping
 from typing import Any, BinaryIO
 
+from cardaudit.bounded import loads_json
 from cardaudit.gc_pause import gc_paused
 from cardaudit.model import SafetensorsHeader, TensorInfo, frozen_mapping
 
 #: Larger headers are refused as corrupt (the format's own reference limit is 100 MB).
 MAX_HEADER_BYTES = 100_000_000
+#: Largest dimension accepted: a tensor's byte offsets are u64 in the format, and no real
+#: dimension comes near 2**48 (a bigger one is a corrupt or hostile header).
+MAX_DIMENSION = 2**48
+#: Most dimensions a shape may have (real tensors have at most 5 or 6).
+MAX_RANK = 16
+
+
+def _shape(value: Any) -> tuple[int, ...] | str:
+    """The shape as ints, or why it is malformed (only non-negative JSON integers count)."""
+    if not isinstance(value, list):
+        return "a shape that is not a list"
+    if len(value) > MAX_RANK:
+        return f"a shape of {len(value)} dimensions"
+    for dim in value:
+        if isinstance(dim, bool) or not isinstance(dim, int):
+            return "a shape dimension that is not an integer"
+        if not 0 <= dim <= MAX_DIMENSION:
+            return f"a shape dimension out of range ({str(dim)[:24]})"
+    return tuple(value)
 
 
 def decode_header(raw: bytes) -> Any:
-    """The JSON of a header (``ValueError`` / ``UnicodeDecodeError`` when it is not JSON),
-    decoded with the garbage collector paused (:mod:`cardaudit.gc_pause`)."""
+    """The JSON of a header (``ValueError`` / ``UnicodeDecodeError`` when it is not JSON,
+    holds NaN / Infinity or nests too deep: :func:`cardaudit.bounded.loads_json`), decoded
+    with the garbage collector paused (:mod:`cardaudit.gc_pause`)."""
     with gc_paused():
-        return json.loads(raw.decode("utf-8"))
+        return loads_json(raw.decode("utf-8"), finite=True)
 
 
 def parse_header_json(
@@ -39,13 +59,15 @@ def _parse_header_json(
             if isinstance(info, dict):
                 metadata = {str(k): str(v) for k, v in info.items()}
             continue
+        shown = repr(name[:80] + ("…" if len(name) > 80 else ""))
         if not isinstance(info, dict) or "dtype" not in info or "shape" not in info:
-            return SafetensorsHeader(path, size, error=f"tensor {name!r} has no dtype/shape")
-        try:
-            shape = tuple(map(int, info["shape"]))
-        except (TypeError, ValueError):
-            return SafetensorsHeader(path, size, error=f"tensor {name!r} has a malformed shape")
-        tensors.append(TensorInfo(name, str(info["dtype"]), shape, path))
+            return SafetensorsHeader(path, size, error=f"tensor {shown} has no dtype/shape")
+        if not isinstance(info["dtype"], str):
+            return SafetensorsHeader(path, size, error=f"tensor {shown} has a malformed dtype")
+        shape = _shape(info["shape"])
+        if isinstance(shape, str):
+            return SafetensorsHeader(path, size, error=f"tensor {shown} has {shape}")
+        tensors.append(TensorInfo(name, info["dtype"], shape, path))
     return SafetensorsHeader(
         path, size, tuple(tensors), frozen_mapping(metadata), header_length=header_length
     )
