@@ -203,19 +203,36 @@ def scores_in(
     return [match.group(0).strip() for match in SCORE.finditer(stripped)]
 
 
+#: What may stand between a benchmark's name and its version ("MT-Bench (v2)").
+_VERSION_GAP = re.compile(r"[\s(\[:-]*")
+
+
 def _strip_name(text: str, bench: Benchmark) -> str:
-    """``text`` without each mention of ``bench`` and the version right after it."""
-    while True:
-        match = bench.name.search(text)
+    """``text`` without each mention of ``bench`` and the version right after it.
+
+    One left-to-right pass (searching on from the last mention): removing a mention and
+    searching the whole text again was quadratic in the mentions on a line.
+    """
+    pieces: list[str] = []
+    pos = 0
+    while pos <= len(text):
+        match = bench.name.search(text, pos)
         if match is None:
-            return text
+            break
         end = match.end()
         if bench.versions is not None:
-            after = re.match(r"[\s(\[:-]*", text[end:])
-            version = bench.versions.match(text, end + after.end()) if after else None
+            gap = _VERSION_GAP.match(text, end)
+            version = bench.versions.match(text, gap.end()) if gap else None
             if version and version.start() - end <= 3:
                 end = version.end()
-        text = text[: match.start()] + " " + text[end:]
+        if end == match.start():  # an empty match: keep the character and move on
+            pieces.append(text[pos : end + 1])
+            pos = end + 1
+            continue
+        pieces += [text[pos : match.start()], " "]
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
 def speed_in(text: str, table: ClaimTable) -> list[str]:

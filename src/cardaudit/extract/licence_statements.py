@@ -34,12 +34,14 @@ from cardaudit.extract.markdown_prose import (
 from cardaudit.model import Card, Evidence, RepoSnapshot
 
 LINKED_IMAGE = re.compile(
-    r"\[!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)[^)]*\)\]\((?P<href>[^)\s]+)[^)]*\)"
+    r"\[!\[(?P<alt>[^\[\]]*+)\]\((?P<src>[^()\[\]\s]++)[^()\[\]]*+\)\]"
+    r"\((?P<href>[^()\[\]\s]++)[^()\[\]]*+\)"
 )
-IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)[^)]*\)")
-LINK = re.compile(r"(?<![!\]])\[(?P<text>[^\]\[]*)\]\((?P<href>[^)\s]+)[^)]*\)")
+IMAGE = re.compile(r"!\[(?P<alt>[^\[\]]*+)\]\((?P<src>[^()\[\]\s]++)[^()\[\]]*+\)")
+LINK = re.compile(r"(?<![!\]])\[(?P<text>[^\]\[]*+)\]\((?P<href>[^()\[\]\s]++)[^()\[\]]*+\)")
 HTML_IMG = re.compile(
-    r"(?:<a\s[^>]*href=[\"'](?P<href>[^\"']+)[\"'][^>]*>\s*)?<img\s(?P<attrs>[^>]*)>", re.I
+    r"(?:<a\s[^<>]*?href=[\"'](?P<href>[^\"'<>]++)[\"'][^<>]*+>\s*+)?<img\s(?P<attrs>[^<>]*+)>",
+    re.I,
 )
 ATTR = re.compile(r"(?P<name>src|alt)\s*=\s*[\"'](?P<value>[^\"']*)[\"']", re.I)
 SHIELDS_STATIC = re.compile(r"img\.shields\.io/badge/(?P<body>[^?#]+)", re.I)

@@ -43,7 +43,7 @@ LINE_MARKER = re.compile(
 #: Enumerators inside a line: "(a)", "(iii)", "(1)".
 INLINE_MARKER = re.compile(r"\((?:\d{1,3}|[a-z]|[ivxlcdm]{1,6})\)", re.IGNORECASE)
 #: Markdown link targets and HTML tags add no licence words.
-MARKUP = re.compile(r"\]\([^)\s]*\)|</?[a-z][^>\n]{0,200}>", re.IGNORECASE)
+MARKUP = re.compile(r"\]\([^()\[\]\s]*+\)|</?[a-z][^<>\n]{0,200}>", re.IGNORECASE)
 PLACEHOLDER = re.compile(r"\[[^\]\n]{1,60}\]|<[^>\n]{1,60}>")
 SENTENCE_END = re.compile(
     r"[.!?;:。！？；：](?=\s|$)|\n[ \t]*\n|\n(?=[ \t]*(?:[-*•]|\(?\w{1,3}[.)])\s)"

@@ -28,7 +28,8 @@ from cardaudit.model import BaseModelRef, Evidence, LicenceFacts, RepoSnapshot
 from cardaudit.rules import load_table
 
 COPYRIGHT = re.compile(
-    r"^[^\w\n]*(?:copyright|©|\(c\))\s*(?:\(c\)|©)?\s*(?:\d{4}(?:\s*[-–,]\s*\d{4})*,?\s*)?(?P<holder>.+)$",
+    r"^[^\w\n]*+(?:copyright|©|\(c\))[ \t]*(?:\(c\)|©)?[ \t]*"
+    r"(?:\d{4}(?:[ \t]*[-–,][ \t]*\d{4})*+,?[ \t]*)?(?P<holder>[^\n]+)$",
     re.IGNORECASE | re.MULTILINE,
 )
 WORD = re.compile(r"[a-z0-9]+")

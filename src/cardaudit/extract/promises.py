@@ -44,7 +44,7 @@ HTML_LINK = re.compile(
 #: out of each run (one pass: a per-position search for "a letter, then a digit later"
 #: would be quadratic on a long word without digits).
 NAME_RUN = re.compile(r"[\w.-]+")
-VERSION = re.compile(r"\d+(?:\.\d+)+")
+VERSION = re.compile(r"(?<![\d.])\d++(?:\.\d++)+")
 CAMEL = re.compile(r"(?<![a-z])[a-z]+[A-Z][\w-]*")
 FIRST_LETTER = re.compile(r"[A-Za-z]")
 #: Where the phrase a commitment governs ends: after it ("release the SFT code | for …"),

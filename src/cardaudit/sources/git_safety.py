@@ -309,11 +309,16 @@ def allowed_clone_protocols() -> str:
     return os.environ.get("GIT_ALLOW_PROTOCOL") or "https"
 
 
+#: A clone or fetch slower than 1 kB/s for a minute is given up (git's own stall guard), so a
+#: drip-fed code repo cannot hold the audit (``--timeout`` bounds the Hub traffic only).
+_STALL_GUARD = [("http.lowSpeedLimit", "1000"), ("http.lowSpeedTime", "60")]
+
+
 def clone_env() -> dict[str, str]:
     """Environment for clones and fetches we start ourselves (https only, no programs)."""
     return {
         **_COMMON,
-        **_config_overrides(_SAFE_CONFIG),
+        **_config_overrides(_SAFE_CONFIG + _STALL_GUARD),
         "GIT_ALLOW_PROTOCOL": allowed_clone_protocols(),
     }
 
