@@ -116,11 +116,13 @@ def obligation_facts(
             )
             found += licence_obligations(info, source)
     found += term_obligations(terms)
+    titles = _table().get("titles") or {}
     unique: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
     for item in found:
         key = (item["duty"], item["detail"])
         if key not in seen:
             seen.add(key)
-            unique.append(item)
+            title = titles.get(item["duty"]) or str(item["duty"]).replace("_", " ").capitalize()
+            unique.append({**item, "title": title})
     return tuple(unique)

@@ -37,11 +37,12 @@ def obligations(report: Report) -> tuple[Mapping[str, str], ...]:
     items = getattr(licence, "obligations", None) or report.facts.extra.get("obligations") or ()
     rows = []
     for item in items:
-        data = _fields(item, ("duty", "detail", "source", "binds"))
+        data = _fields(item, ("duty", "title", "detail", "source", "binds"))
         binds = str(data.get("binds") or "")
         rows.append(
             {
-                "duty": str(data.get("duty") or ""),
+                # the reader's name for the duty; the id (``ship_text``) stays in the JSON
+                "duty": str(data.get("title") or data.get("duty") or ""),
                 "detail": str(data.get("detail") or ""),
                 "source": str(data.get("source") or ""),
                 "binds": BINDS.get(binds, binds or "—"),
