@@ -373,3 +373,18 @@ def not_read(report: Report) -> list[dict[str, str]]:
         add(f"base {base.target.id}", base.repo.skipped)
         pending += base.base
     return rows
+
+
+def text_console(buffer: Any, color: bool, width: int) -> Any:
+    """A rich Console writing into ``buffer``: colour only when asked, no highlighting or
+    emoji codes (card text such as ``:smile:`` or numbers stays as written)."""
+    from rich.console import Console
+
+    return Console(
+        file=buffer,
+        force_terminal=color,
+        no_color=not color,
+        width=width,
+        highlight=False,
+        emoji=False,
+    )

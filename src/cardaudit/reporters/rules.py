@@ -10,17 +10,10 @@ from cardaudit.rules import Rule
 
 
 def _console(color: bool, width: int):
-    from rich.console import Console
+    from cardaudit.reporters.common import text_console
 
     buffer = io.StringIO()
-    return buffer, Console(
-        file=buffer,
-        force_terminal=color,
-        no_color=not color,
-        width=width,
-        highlight=False,
-        emoji=False,
-    )
+    return buffer, text_console(buffer, color, width)
 
 
 def render_rule_list(rules: Mapping[str, Rule], *, color: bool = False, width: int = 100) -> str:

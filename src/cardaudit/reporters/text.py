@@ -156,18 +156,12 @@ def render(
     show_suppressed: bool = False,
     **_options: object,
 ) -> str:
-    from rich.console import Console
     from rich.panel import Panel
 
+    from cardaudit.reporters.common import text_console
+
     buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        force_terminal=color,
-        no_color=not color,
-        width=width,
-        highlight=False,
-        emoji=False,
-    )
+    console = text_console(buffer, color, width)
     target = report.target
     revision = target.revision or "no revision (not a git checkout)"
     if target.offline is not None:  # HF_HUB_OFFLINE: nothing was fetched

@@ -131,16 +131,9 @@ def dumps(data: Any) -> str:
 
 
 def _console(buffer: io.StringIO, color: bool, width: int):  # type: ignore[no-untyped-def]
-    from rich.console import Console
+    from cardaudit.reporters.common import text_console
 
-    return Console(
-        file=buffer,
-        force_terminal=color,
-        no_color=not color,
-        width=width,
-        highlight=False,
-        emoji=False,
-    )
+    return text_console(buffer, color, width)
 
 
 def _escape(text: str | None) -> str:

@@ -10,24 +10,15 @@ credential helpers or LFS smudging. URLs and revisions are validated before git 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from cardaudit.disk_cache import cache_root
 from cardaudit.errors import SourceError
 from cardaudit.model import Problem, RepoSnapshot
-
-
-def cache_root() -> Path:
-    """``CARDAUDIT_CACHE``, else the platform's user cache dir for cardaudit."""
-    if os.environ.get("CARDAUDIT_CACHE"):
-        return Path(os.environ["CARDAUDIT_CACHE"]).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("cardaudit"))
 
 
 def redact_url(url: str) -> str:

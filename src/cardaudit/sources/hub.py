@@ -101,7 +101,7 @@ QUANT_WIDTHS = {**PLAIN_WIDTHS, "F8_E4M3": 1, "I8": 1, "U8": 1, "I32": 4}
 def header_cache_path(repo_id: str, sha: str, path: str, suffix: str = ".json") -> Path:
     """Where the header of ``path`` at commit ``sha`` is kept (a commit never changes);
     ``suffix=".length"``: where only its length is kept."""
-    from cardaudit.sources.git import cache_root
+    from cardaudit.disk_cache import cache_root
 
     safe = re.sub(r"[^\w.-]+", "--", f"{repo_id}/{sha}/{path}")
     return cache_root() / "safetensors-headers" / f"{safe}{suffix}"

@@ -124,7 +124,7 @@ class HubStore:
 
     def __init__(self, hf_cache: Path, root: Path | None = None) -> None:
         if root is None:
-            from cardaudit.sources.git import cache_root
+            from cardaudit.disk_cache import cache_root
 
             root = cache_root() / "hub"
         self.hf_cache = hf_cache
