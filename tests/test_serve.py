@@ -272,15 +272,16 @@ def test_every_page_escapes_hostile_card_text(hub, service: Service, client: Tes
         assert "\u202e" not in body and "\u202c" not in body, path
     assert "&lt;script&gt;alert(" in pages["/"].text  # shown, as text
     assert "&lt;U+202E&gt;" in pages["/models/evil/card"].text  # the bidi control made visible
-    from cardaudit.reporters.ledger import md_cell
+    from cardaudit.reporters.markdown_escape import escape_text
 
-    cell = md_cell("a | <img src=x onerror=alert(2)> [x](javascript:y)\n\u202eb")
-    assert cell == "a \\| \\<img src=x onerror=alert(2)\\> \\[x\\](javascript:y) b"
+    cell = escape_text("a | <img src=x onerror=alert(2)> [x](javascript:y) @octocat\n\u202eb")
+    assert "\u202e" not in cell and "\n" not in cell
     from markdown_it import MarkdownIt
 
     rendered = MarkdownIt("commonmark").enable("table").render(f"| h |\n|---|\n| {cell} |\n")
     assert "<img" not in rendered and "<a " not in rendered and rendered.count("<td>") == 1
     assert "&lt;img src=x onerror=alert(2)&gt;" in rendered
+    assert "@octocat" not in rendered  # no mention (a word joiner follows the @)
 
 
 # --------------------------------------------------------------------------- faults

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cardaudit.ledger import LedgerEntry
+from cardaudit.reporters.markdown_escape import escape_text
 from cardaudit.timeline import History
 
 COLUMNS = ("item", "artifact", "first promised", "delivered on", "days open", "where")
@@ -104,28 +105,14 @@ def render_csv(entries: Sequence[LedgerEntry]) -> str:
     return buffer.getvalue()
 
 
-#: What can start markup inside a table cell (GFM): emphasis, code, links and images (a
-#: bracket escaped is enough to break ``[x](url)``), raw HTML and entities, the cell
-#: separator, strikethrough. Line-start syntax (#, -, 1.) cannot occur inside a cell.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&|~])")
-
-
-def md_cell(text: str) -> str:
-    """A Markdown table cell that renders as the literal text: the characters that start
-    markup backslash-escaped, line breaks and bidi controls removed."""
-    flat = " ".join(str(text).split())
-    flat = re.sub("[\u202a-\u202e\u2066-\u2069\u200e\u200f]", "", flat)
-    return _MD_SPECIAL.sub(r"\\\1", flat)
-
-
 def render_markdown(target: str, entries: Sequence[LedgerEntry]) -> str:
-    lines = [f"### Promise ledger: {md_cell(target)}", ""]
+    lines = [f"### Promise ledger: {escape_text(target)}", ""]
     if not entries:
         return "\n".join([*lines, "No promises found in the stored audits.", ""])
     lines.append("| " + " | ".join(COLUMNS) + " |")
     lines.append("|" + "---|" * len(COLUMNS))
     for entry in entries:
-        lines.append("| " + " | ".join(md_cell(cell) for cell in row(entry)) + " |")
+        lines.append("| " + " | ".join(escape_text(cell) for cell in row(entry)) + " |")
     return "\n".join([*lines, ""])
 
 
@@ -162,5 +149,5 @@ def render_history_markdown(history: History, entries: Sequence[LedgerEntry]) ->
             event.where or "-",
             event.message,
         )
-        lines.append("| " + " | ".join(md_cell(cell) for cell in cells) + " |")
+        lines.append("| " + " | ".join(escape_text(cell) for cell in cells) + " |")
     return "\n".join([*lines, ""])
