@@ -28,8 +28,9 @@ def _findings(report: Report, rule_id: str) -> list[Finding]:
 def test_clover_scores_and_speed_are_unverifiable() -> None:
     clover = FIXTURES / "clover"
     report = audit(AuditRequest(target=str(clover / "model"), code=str(clover / "code")), Policy())
-    by_repo = {f.location.repo: f for f in _findings(report, "CLM001")}
-    table, prose = by_repo["model"], by_repo["code"]
+    # The code README's "reaches 68.2 on SWE-bench Verified and serves 180 tokens/s" repeats
+    # the card's table score and speed figure: one claim each, with both places.
+    (table,) = _findings(report, "CLM001")
     assert (table.location.path, table.location.line, table.location.repo) == (
         "README.md",
         36,
@@ -39,24 +40,71 @@ def test_clover_scores_and_speed_are_unverifiable() -> None:
     assert "SWE-bench Verified: 68.2; LiveCodeBench v6: 71.5; HumanEval: 92.1" in table.message
     assert table.message.endswith(
         "does not disclose: harness or scaffold, tools allowed, attempts (pass@k), "
-        "single run or mean with spread, decoding settings"
+        "single run or mean with spread, decoding settings; also stated in code:README.md"
     )
     assert "benchmark version" not in table.message  # "Verified" and "v6" are stated
-    assert (prose.location.repo, prose.location.line) == ("code", 13)
-    assert "(68.2)" in prose.message
+    assert [(p.repo, p.line) for p in table.also] == [("code", 13)]
 
-    speeds = {f.location.repo: f for f in _findings(report, "CLM002")}
-    card_speed, code_speed = speeds["model"], speeds["code"]
+    (card_speed,) = _findings(report, "CLM002")
     assert (card_speed.location.path, card_speed.location.line) == ("README.md", 42)
     assert card_speed.severity == "warning"
     assert "180 tokens/s; 2.3x faster" in card_speed.message
     assert "the baseline and its conditions" in card_speed.message  # "the previous release"
-    assert (code_speed.location.repo, code_speed.location.line) == ("code", 13)
-    assert "the baseline" not in code_speed.message  # no relative claim there
+    assert [(p.repo, p.line) for p in card_speed.also] == [("code", 13)]
 
-    (speed,) = [c for c in report.facts.claims if c.kind == "speed" and c.repo == "model"]
+    (speed,) = [c for c in report.facts.claims if c.kind == "speed"]
     assert speed.values == ("180 tokens/s", "2.3x faster")
     assert "hardware" in speed.missing
+
+
+def _card_and_code(tmp_path: Path, card: str, code: str) -> Report:
+    model, repo = tmp_path / "model", tmp_path / "code"
+    model.mkdir(parents=True)
+    repo.mkdir()
+    (model / "README.md").write_text(f"---\nlicense: mit\n---\n{card}")
+    (repo / "README.md").write_text(code)
+    return audit(AuditRequest(target=str(model), code=str(repo)), Policy())
+
+
+def test_a_score_repeated_in_other_words_is_one_claim(tmp_path: Path) -> None:
+    card = (
+        "# 雀鸟-7B\n\n## 评测结果\n\n| 基准 | 得分 |\n|---|---|\n"
+        "| MMLU | 70.1 |\n| GSM8K | 81.4 |\n"
+    )
+    code = "# 雀鸟\n\n雀鸟-7B 在 MMLU 上取得 70.1 分，在 GSM8K 上取得 81.4 分。\n"
+    report = _card_and_code(tmp_path, card, code)
+    (claim,) = [c for c in report.facts.claims if c.kind.startswith("benchmark")]
+    assert claim.kind == "benchmark_table"
+    assert [(p.repo, p.path, p.line) for p in claim.locations] == [
+        ("model", "README.md", 8),
+        ("code", "README.md", 3),
+    ]
+    assert len(_findings(report, "CLM001")) == 1
+
+
+def test_a_sentence_with_another_score_stays_its_own_claim(tmp_path: Path) -> None:
+    card = "# Finch-7B\n\n## Results\n\n| Benchmark | Score |\n|---|---|\n| MMLU | 70.1 |\n"
+    code = "# Finch\n\nOur latest checkpoint now scores 72.4 on MMLU.\n"
+    report = _card_and_code(tmp_path, card, code)
+    claims = [c for c in report.facts.claims if c.kind.startswith("benchmark")]
+    assert sorted(c.kind for c in claims) == ["benchmark", "benchmark_table"]
+    assert all(len(c.locations) == 1 for c in claims)
+    assert len(_findings(report, "CLM001")) == 2
+
+
+def test_a_speed_figure_repeated_is_one_claim(tmp_path: Path) -> None:
+    card = "# Finch-7B\n\nFinch-7B decodes 95 tokens/s on one GPU.\n"
+    code = "# Finch\n\nServing: 95 tokens/s. Prefill: 3,000 tokens/s.\n"
+    report = _card_and_code(tmp_path, card, code)
+    # The card's figure is one of the code README's: the claim stating more holds both.
+    (speed,) = [c for c in report.facts.claims if c.kind == "speed"]
+    assert [(p.repo, p.line) for p in speed.locations] == [("code", 3), ("model", 6)]
+    other_figure = "# Finch\n\nServing: 120 tokens/s.\n"
+    speeds = [
+        c for c in _card_and_code(tmp_path / "again", card, other_figure).facts.claims
+        if c.kind == "speed"
+    ]
+    assert len(speeds) == 2  # another figure: another claim
 
 
 def test_disclosure_in_an_evaluation_section_counts(tmp_path: Path) -> None:

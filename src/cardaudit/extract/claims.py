@@ -487,6 +487,7 @@ def claim_facts(evidence: Evidence) -> tuple[Claim, ...]:
     """Every benchmark score, speed figure and superiority claim in the card and the code
     README, once each (the same table or sentence in both is one claim with both places)."""
     from cardaudit.extract.claim_disclosure import Scope, undisclosed
+    from cardaudit.extract.claim_identity import fold_repeated_facts
 
     table = claim_table()
     claims: list[Claim] = []
@@ -524,6 +525,7 @@ def claim_facts(evidence: Evidence) -> tuple[Claim, ...]:
                     headline=document.repo == "model" and claim.line < second_heading,
                 )
             )
+    claims = list(fold_repeated_facts(claims, table))
     indexed = model_index_claim(evidence)
     if indexed is not None:
         claims.append(indexed)
