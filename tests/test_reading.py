@@ -131,6 +131,16 @@ def test_commitments_in_japanese_and_korean() -> None:
     assert _promised("학습 코드는 곧 공개 예정입니다.") == [("training_code", "학습 코드")]
 
 
+def test_a_deliverable_said_to_be_forthcoming_is_a_promise() -> None:
+    assert _promised("A technical report is forthcoming.") == [("paper", "technical report")]
+    assert _promised("(More evaluation metrics forthcoming upon completion of the protocol.)") == [
+        ("other", "evaluation metrics")
+    ]
+    assert _promised("The paper is in preparation.") == [("paper", "paper")]
+    # "forthcoming" as an attribute of something else commits to nothing.
+    assert _promised("We thank the forthcoming reviewers for their forthcoming feedback.") == []
+
+
 def test_an_unknown_item_is_kept_as_other() -> None:
     assert _promised("We will release commercial models beyond the open ones.") == [
         ("other", "commercial models")
