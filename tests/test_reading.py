@@ -126,6 +126,29 @@ def test_chinese_roadmap_and_commitments() -> None:
     }
 
 
+def test_chinese_model_names_written_against_chinese_text() -> None:
+    """Names in CJK text have no spaces around them: "我们发布了云雀-7B-Chat的权重" names the
+    audited model, "姊妹模型云雀-72B在C-Eval上…" its 72B sibling, and "基于Qwen2.5-7B-Instruct微调"
+    the base (a name ends where the Latin part does)."""
+    report = scenario_report("prose-cjk-names")
+    assert _findings(report, "CLM") + _findings(report, "PRM") == [
+        ("CLM001", "warning", "model", "README.md", 17),  # the table with the model's own row
+        ("CLM002", "warning", "model", "README.md", 22),
+        ("PRM002", "info", "model", "README.md", 26),
+    ]
+    about = {(c.kind, c.line): c.about for c in report.facts.claims}
+    assert about[("benchmark", 13)] == "云雀-72B"  # the sibling's score: kept, not charged
+    assert about[("benchmark_table", 17)] == AUDITED
+    names = _names("云雀-7B-Chat")
+    names = ModelNames(names.aliases, names.stems, sizes=names.sizes, cores=frozenset({"云雀"}))
+    assert names.scan("我们发布了云雀-7B-Chat的权重")[0] is True
+    assert names.scan("姊妹模型云雀-72B在C-Eval上达到91.2分") == (False, [(4, "云雀-72B")])
+    assert names.scan("基于Qwen2.5-7B-Instruct微调", loose=True) == (
+        False,
+        [(2, "Qwen2.5-7B-Instruct")],
+    )
+
+
 def test_commitments_in_japanese_and_korean() -> None:
     assert _promised("学習コードは近日公開予定です。") == [("training_code", "学習コード")]
     assert _promised("학습 코드는 곧 공개 예정입니다.") == [("training_code", "학습 코드")]

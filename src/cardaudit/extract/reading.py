@@ -46,12 +46,35 @@ from cardaudit.rules import load_table
 AUDITED = "audited"
 PAGE = "page"
 
+#: Han, kana and Hangul: scripts written without spaces between words.
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+#: One part of a name: Latin letters (with accents), digits, "_" and "." — never CJK, so
+#: a name written against CJK text ("基于Qwen2.5-7B-Instruct微调") ends where the name does.
+_PART = r"[A-Za-z0-9_.\u00c0-\u024f]"
 #: A model-name-shaped token: an optional ``org/`` and parts joined by "-" or by a space
 #: before a part with a digit ("Llama 3.2 3B", "DeepSeek R1", "Qwen2.5-7B", "org/Model-1.5").
+#: A name may start with CJK characters joined to a Latin part ("云雀-7B-Chat", "通义千问2");
+#: as CJK text has no spaces, the run may carry the words before the name (its
+#: :func:`cjk_forms` drop them).
 NAME = re.compile(
-    r"(?<![\w./@-])(?:[A-Za-z0-9][\w.-]{0,60}/)?[A-Za-z][\w.]{0,60}"
-    r"(?:(?:-| (?=\d)| (?=[A-Za-z]{1,3}\d))[\w.]{1,60}){0,8}"
+    rf"(?<![\w./@-])(?:[A-Za-z0-9][\w.-]{{0,60}}/)?"
+    rf"(?:[A-Za-z]{_PART}{{0,60}}|[{CJK}]{{1,16}}(?=-?[A-Za-z0-9]){_PART}{{0,60}})"
+    rf"(?:(?:-| (?=\d)| (?=[A-Za-z]{{1,3}}\d)){_PART}{{1,60}}){{0,8}}"
 )
+_CJK_HEAD = re.compile(rf"^[{CJK}]+")
+
+
+def cjk_forms(token: str) -> list[str]:
+    """``token`` without each run of leading CJK characters: in "我们发布了云雀-7B" the name
+    is one of the run's endings ("云雀-7B"), not the run."""
+    head = _CJK_HEAD.match(token)
+    if head is None:
+        return []
+    forms = [token[start:] for start in range(1, head.end())]
+    rest = token[head.end() :]
+    if rest[:1].isalpha():  # "基于Qwen2.5-7B": the Latin name after the CJK words
+        forms.append(rest)
+    return forms
 LINK_TARGET = re.compile(r"\]\([^)\s]{0,500}\)|<[^>\n]{0,500}>|https?://\S{1,500}")
 LEAD = re.compile(r"^[\s>*_`\-+#|\[(\"'“]{0,12}(?:\d+[.)]\s{1,4})?")
 DATE_ITEM = re.compile(
@@ -148,6 +171,9 @@ class ModelNames:
     original: str | None = None  # the original model a converted repo carries the card of
     converted: bool = False
     table: ProseTable = field(default_factory=prose_table)
+    #: The audited names without size / variant parts ("云雀" of "云雀-7B-Chat"): the same
+    #: core with another size is a sibling ("云雀-72B").
+    cores: frozenset[str] = frozenset()
     memo: dict[tuple[str, str], bool] = field(
         default_factory=dict, compare=False, hash=False, repr=False
     )
@@ -189,7 +215,30 @@ class ModelNames:
             return True
         if _stem(bare) in self.stems:
             return True
+        if self._sibling(bare):
+            return True
+        if _CJK_HEAD.match(bare):  # CJK words before a Latin name: judge the name
+            rest = cjk_forms(bare)[-1:]
+            return bool(rest) and rest[0][:1].isalpha() and self._other(rest[0], loose)
         return loose and _looks_like_model(bare)
+
+    def _sibling(self, token: str) -> bool:
+        """An audited name's core with a size the audited model does not have."""
+        core, sizes = core_and_sizes(token, self.table)
+        return bool(sizes and self.sizes) and core in self.cores and not sizes <= self.sizes
+
+    def other_name(self, token: str, loose: bool = False) -> str | None:
+        """The other model ``token`` names, or None: for a CJK run, the ending that is a
+        sibling of the audited model, else the Latin name after it."""
+        if not _CJK_HEAD.match(token):
+            return token if self.is_other(token, loose) else None
+        for form in (token, *cjk_forms(token)):
+            if self._sibling(form):
+                return form
+        rest = cjk_forms(token)[-1:]
+        if rest and rest[0][:1].isalpha() and self.is_other(rest[0], loose):
+            return rest[0]
+        return None
 
     def named(self, text: str) -> list[tuple[int, bool, str]]:
         """(offset, is the audited model, name) of every model named in ``text``, in order;
@@ -198,8 +247,10 @@ class ModelNames:
         clean = LINK_TARGET.sub(lambda m: " " * len(m.group(0)), text)
         for match in NAME.finditer(clean):
             token = match.group(0).rstrip(".-")
-            if self.is_audited(token):
-                found.append((match.start(), True, token))
+            for form in (token, *cjk_forms(token)):
+                if self.is_audited(form):
+                    found.append((match.start() + len(token) - len(form), True, form))
+                    break
         for match in SELF.finditer(text):
             found.append((match.start(), True, match.group(0)))
         return sorted(found)
@@ -237,8 +288,8 @@ class ModelNames:
                 continue
             if any(self.is_audited(candidate) for candidate in _prefixes(token, heading)):
                 audited = True
-            elif self.is_other(token, loose):
-                others.append((start, token))
+            elif (other := self.other_name(token, loose)) is not None:
+                others.append((start + len(token) - len(other), other))
         return audited, others
 
 
@@ -285,7 +336,7 @@ def _is_other(names: ModelNames, token: str, loose: bool) -> bool:
 def _prefixes(token: str, heading: bool = False) -> list[str]:
     """``token`` and its forms without a possessive ("DeepSeek-R1's"), and in a heading
     without trailing plain words ("DeepSeek-R1-Evaluation" → "DeepSeek-R1")."""
-    forms = [token]
+    forms = [token, *cjk_forms(token)]
     if token.endswith(("'s", "’s")):
         forms.append(token[:-2])
     if heading:
@@ -329,11 +380,15 @@ def model_names(evidence: Evidence) -> ModelNames:
     aliases: set[str] = set()
     stems: set[str] = set()
     sizes: set[str] = set()
+    cores: set[str] = set()
     for position, name in enumerate(names):
         if not name or table.generic_names.match(name.rsplit("/", 1)[-1].strip()):
             continue
         aliases |= aliases_of(name, table)
-        sizes |= core_and_sizes(name, table)[1]
+        core, name_sizes = core_and_sizes(name, table)
+        sizes |= name_sizes
+        if name_sizes and len(core) >= (2 if _CJK_HEAD.match(core) else 3):
+            cores.add(core)
         if position < 2 or name == value:  # the repo ids and model_name, not a title
             stems.add(_stem(name))
     bases = metadata.get("base_model")
@@ -355,6 +410,7 @@ def model_names(evidence: Evidence) -> ModelNames:
         original if third_party else None,
         converted,
         table,
+        frozenset(cores),
     )
 
 
