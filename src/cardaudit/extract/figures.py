@@ -532,6 +532,9 @@ def figures_in(file: TextFile, repo: str = "model") -> list[Figure]:
     found += _gpu_figures(file, body, repo, gpus)
     found += _context_figures(file, body, repo)
     found += _dtype_figures(file, body, repo)
+    from cardaudit.extract.figures_cjk import new_figures
+
+    found += new_figures(file, body, repo, found)
     return sorted(found, key=lambda f: (f.repo, f.path, f.line, f.kind))
 
 

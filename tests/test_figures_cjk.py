@@ -1,0 +1,83 @@
+"""Parameter counts and weight sizes stated in Chinese, Japanese and Korean cards."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cardaudit.extract.figures_cjk import MAX_CLAUSE, cjk_figures
+from cardaudit.pipeline import audit
+from cardaudit.policy import Policy
+from cardaudit.sources import AuditRequest
+from scenarios import FIXTURES
+
+
+def _read(text: str) -> list[tuple[str, float, str, bool]]:
+    return [(f.kind, f.value, f.text, f.approx) for f in cjk_figures(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "参数量约 76 亿，BF16 权重约 15 GB。",
+            [
+                ("parameters_total", 7.6e9, "约 76 亿", True),
+                ("memory", 15e9, "约 15 GB", True),
+            ],
+        ),
+        (
+            "总参数 30B，激活参数 3B。",
+            [("parameters_total", 30e9, "30B", False), ("parameters_active", 3e9, "3B", False)],
+        ),
+        (
+            "30B 总参数中激活 3.3B",
+            [("parameters_total", 30e9, "30B", False), ("parameters_active", 3.3e9, "3.3B", False)],
+        ),
+        ("パラメータ数は約 76 億です。", [("parameters_total", 7.6e9, "約 76 億", True)]),
+        ("파라미터 약 70억 개, 가중치 약 14 GB", [
+            ("parameters_total", 7e9, "약 70억", True),
+            ("memory", 14e9, "약 14 GB", True),
+        ]),
+        ("模型大小 15GB", [("memory", 15e9, "15GB", False)]),
+    ],
+)
+def test_counts_and_sizes(text: str, expected: list) -> None:
+    assert _read(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "在 2T tokens 上训练的模型",  # a token count, not parameters
+        "需要一张 80GB 显卡",  # a GPU's memory
+        "本模型优于 700 亿参数的模型",  # another model's size
+        "参数说明见下文，共 3 节",  # no count near the word
+        "English cards: 7B parameters, 15 GB of weights",  # left to figures.py
+    ],
+)
+def test_what_is_not_a_figure(text: str) -> None:
+    assert _read(text) == []
+
+
+def test_a_huge_clause_is_not_scanned() -> None:
+    assert _read("参数" + "7B " * MAX_CLAUSE) == []
+
+
+def test_a_wrong_size_in_a_chinese_card_is_found(tmp_path: Path) -> None:
+    model = tmp_path / "model"
+    shutil.copytree(FIXTURES / "prose-cjk-names" / "model", model)
+    card = model / "README.md"
+    card.write_text(card.read_text().replace("BF16 权重约 15 GB", "BF16 权重约 12 GB"))
+    report = audit(AuditRequest(target=str(model)), Policy())
+    (finding,) = [f for f in report.findings if f.rule_id == "MEM003"]
+    assert (finding.severity, finding.location.path, finding.location.line) == (
+        "warning",
+        "README.md",
+        9,
+    )
+    assert finding.message.startswith("card says 约 12 GB; the weights as stored (BF16) are 15.2 GB")
+    stated = {(f["kind"], f["value"]) for f in report.facts.extra["figures"]}
+    assert ("parameters_total", 7.6e9) in stated
