@@ -94,8 +94,12 @@ def _clauses(body: str, table: CjkTable) -> Iterator[tuple[int, str]]:
         yield start, body[start:]
 
 
+#: Kana, Han and Hangul.
+_CJK = re.compile("[\u3040-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
 def _has_cjk(text: str) -> bool:
-    return any("\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" for ch in text)
+    return _CJK.search(text) is not None
 
 
 def _distance(span: tuple[int, int], others: list[tuple[int, int]]) -> int:
@@ -106,6 +110,8 @@ def _distance(span: tuple[int, int], others: list[tuple[int, int]]) -> int:
 
 def cjk_figures(body: str) -> list[CjkFigure]:
     """Parameter counts and weight sizes stated in CJK clauses of ``body``."""
+    if not _has_cjk(body):  # an English card costs one search
+        return []
     table = cjk_table()
     found: list[CjkFigure] = []
     for start, clause in _clauses(body, table):
