@@ -378,7 +378,10 @@ def _memory_figures(file: TextFile, body: str, repo: str, gpus: GpuMatches) -> I
             continue
         sentence = _sentence(body, match.start(), match.end())
         if not MEMORY_CONTEXT.search(sentence):
-            continue
+            label = _row_label(body, match.start())
+            if label is None or not MEMORY_CONTEXT.search(label):
+                continue
+            sentence = f"{label} {sentence}"  # "| **Weights (fp16)** | 14.5 GB |"
         unit = match.group("unit").lower()
         factor = {"gb": 1e9, "gib": 2**30, "tb": 1e12, "tib": 2**40}.get(unit[:3].rstrip("a"))
         if unit.startswith("gigabyte"):
@@ -399,6 +402,21 @@ def _memory_figures(file: TextFile, body: str, repo: str, gpus: GpuMatches) -> I
             dtype=_dtype_in(sentence),
             cells=_cells(file, match.start()),
         )
+
+
+def _row_label(body: str, position: int) -> str | None:
+    """The first cell of the table row holding ``position`` when the position is in a later
+    cell: a key/value table's key ("| Model size | 14.5 GB |") says what the value is."""
+    start = body.rfind("\n", 0, position) + 1
+    end = body.find("\n", position)
+    line = body[start : end if end != -1 else len(body)]
+    cells = line.strip().strip("|").split("|")
+    if not line.lstrip().startswith("|") or len(cells) < 2:
+        return None
+    first_end = body.find("|", body.find("|", start) + 1)
+    if first_end == -1 or position < first_end:
+        return None
+    return cells[0]
 
 
 def _context_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:

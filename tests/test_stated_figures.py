@@ -1,4 +1,4 @@
-"""Parameter counts and weight sizes stated in Chinese, Japanese and Korean cards."""
+"""Figures stated in prose: CJK counts and sizes (extract/figures_cjk.py), key/value table rows."""
 
 from __future__ import annotations
 
@@ -81,3 +81,18 @@ def test_a_wrong_size_in_a_chinese_card_is_found(tmp_path: Path) -> None:
     assert finding.message.startswith("card says 约 12 GB; the weights as stored (BF16) are 15.2 GB")
     stated = {(f["kind"], f["value"]) for f in report.facts.extra["figures"]}
     assert ("parameters_total", 7.6e9) in stated
+
+
+def test_a_key_value_table_row_says_what_its_value_is() -> None:
+    """"| **Weights (fp16)** | 14.5 GB |": the row's key is the figure's context (English
+    reading, extract/figures.py); a size table of quant files says nothing about the weights."""
+    from cardaudit.extract.figures import figures_in
+    from cardaudit.model import TextFile
+
+    card = (
+        "# Heron 7B\n\n| | |\n|---|---|\n| **Model size** | 7.24B params |\n"
+        "| **Weights (fp16)** | 14.5 GB |\n\n"
+        "| File | Quant | Size |\n|---|---|---|\n| heron-7b.Q4_K_M.gguf | Q4_K_M | 4.4 GB |\n"
+    )
+    memory = [f for f in figures_in(TextFile("README.md", card)) if f.kind == "memory"]
+    assert [(f.value, f.line, f.dtype) for f in memory] == [(14.5e9, 6, "F16")]
