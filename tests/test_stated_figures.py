@@ -78,7 +78,9 @@ def test_a_wrong_size_in_a_chinese_card_is_found(tmp_path: Path) -> None:
         "README.md",
         9,
     )
-    assert finding.message.startswith("card says 约 12 GB; the weights as stored (BF16) are 15.2 GB")
+    assert finding.message.startswith(
+        "card says 约 12 GB; the weights as stored (BF16) are 15.2 GB"
+    )
     stated = {(f["kind"], f["value"]) for f in report.facts.extra["figures"]}
     assert ("parameters_total", 7.6e9) in stated
 
