@@ -149,6 +149,20 @@ def test_chinese_model_names_written_against_chinese_text() -> None:
     )
 
 
+def test_a_possessive_naming_another_model_is_about_that_model(tmp_path: Path) -> None:
+    model = tmp_path / "heron"
+    model.mkdir()
+    (model / "README.md").write_text(
+        "---\nlicense: mit\n---\n# Heron 7B\n\n## Roadmap\n\n"
+        "Our sibling Heron 70B will be released with a paper.\n\n"
+        "Our model will be released with a paper too.\n"
+    )
+    report = audit(AuditRequest(target=str(model)), Policy())
+    about = {p.line: p.about for p in report.facts.promises}
+    assert about == {8: "Heron 70B", 10: AUDITED}
+    assert [f.location.line for f in report.findings if f.rule_id.startswith("PRM")] == [10]
+
+
 def test_commitments_in_japanese_and_korean() -> None:
     assert _promised("学習コードは近日公開予定です。") == [("training_code", "学習コード")]
     assert _promised("학습 코드는 곧 공개 예정입니다.") == [("training_code", "학습 코드")]

@@ -114,6 +114,7 @@ class ProseTable:
     family_sections: re.Pattern[str]
     original_card: re.Pattern[str]
     self_reference: re.Pattern[str]
+    possessive_lead: re.Pattern[str]
     not_model_names: re.Pattern[str]
     generic_names: re.Pattern[str]
 
@@ -469,9 +470,12 @@ def _block_subject(text: str, section: Subject, family: bool, names: ModelNames)
     if not others:
         return section
     head = EMOJI.sub("", LEAD.sub("", text), count=1).lstrip("*_[`")
-    if names.table.self_reference.match(head):
-        return section
     first_offset, first_name = others[0]
+    if names.table.self_reference.match(head):
+        lead = text[len(text) - len(head) : first_offset] if first_offset >= 0 else ""
+        if names.table.possessive_lead.match(lead):  # "Our sibling Heron 70B …"
+            return Subject(first_name, section.inherited)
+        return section
     if loose or _leads(text, first_offset):
         return Subject(first_name, section.inherited)
     return section
