@@ -15,7 +15,7 @@ are counted here from :mod:`.config_count_layers`, :mod:`.config_count_mlp` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cardaudit.extract.config_count_layers import (
@@ -29,6 +29,10 @@ from cardaudit.extract.config_count_layers import (
     mla_dims,
 )
 from cardaudit.extract.config_count_mlp import MoE, _dense_mlp, _is_moe_layer, _moe_block, moe_shape
+from cardaudit.extract.config_count_older import COUNTERS as OLDER_COUNTERS
+from cardaudit.extract.config_count_older import older_family
+from cardaudit.extract.config_count_remote import COUNTERS as REMOTE_COUNTERS
+from cardaudit.extract.config_count_remote import remote_family
 from cardaudit.extract.config_count_towers import vision_count
 from cardaudit.extract.config_fields import (
     ACTIVE_CONVENTION,
@@ -55,6 +59,7 @@ __all__ = [
     "_mamba",
     "_mla",
     "count_from_config",
+    "family_counter",
     "head_dims",
     "layer_kinds",
     "mla_dims",
@@ -99,15 +104,56 @@ COUNTED_TYPES = frozenset(
         "olmo",
         "olmo2",
         "olmoe",
+        "yi",
     }
 )
 #: Keys of a Llama-style config: one without model_type is counted as such when it has them.
 LLAMA_KEYS = ("hidden_size", "intermediate_size", "num_attention_heads", "num_hidden_layers")
 
 
+def family_counter(
+    config: Mapping[str, Any],
+) -> Callable[[Mapping[str, Any]], ConfigCount | str] | None:
+    """The counter of the older family (:mod:`.config_count_older`) or remote-code family
+    (:mod:`.config_count_remote`) ``config`` belongs to; None for the Llama-style path."""
+    cfg = text_config(config)
+    family = older_family(cfg)
+    if family is not None:
+        return OLDER_COUNTERS[family]
+    family = remote_family(cfg)
+    return REMOTE_COUNTERS[family] if family is not None else None
+
+
+def _counted(config: Mapping[str, Any]) -> ConfigCount | str:
+    """The count of ``config``, or why there is none."""
+    cfg = text_config(config)
+    counter = family_counter(config)
+    if counter is not None:
+        if cfg is not config or isinstance(config.get("vision_config"), Mapping):
+            return (
+                f"config.json pairs a {model_type(cfg)!r} language model with another tower: "
+                "that combination is not counted"
+            )
+        return counter(cfg)
+    reason = _llama_style_reason(cfg)
+    return reason if reason is not None else _llama_style_count(config, cfg)
+
+
 def not_counted_reason(config: Mapping[str, Any]) -> str | None:
     """Why :func:`count_from_config` gives no count for ``config`` (None when it does)."""
-    cfg = text_config(config)
+    found = _counted(config)
+    return found if isinstance(found, str) else None
+
+
+def count_from_config(config: Mapping[str, Any]) -> ConfigCount | None:
+    """Total and active parameters from ``config``; None when it lacks the basic sizes or
+    describes an architecture, or a variant of one, not counted here
+    (:func:`not_counted_reason` says which)."""
+    found = _counted(config)
+    return found if isinstance(found, ConfigCount) else None
+
+
+def _llama_style_reason(cfg: Mapping[str, Any]) -> str | None:
     mtype = model_type(cfg)
     if mtype and mtype not in COUNTED_TYPES:
         return (
@@ -126,22 +172,16 @@ def not_counted_reason(config: Mapping[str, Any]) -> str | None:
     return None
 
 
-def count_from_config(config: Mapping[str, Any]) -> ConfigCount | None:
-    """Total and active parameters from ``config``; None when it lacks the basic sizes or
-    describes an architecture not counted here (:func:`not_counted_reason` says which)."""
-    cfg = text_config(config)
-    if not_counted_reason(config) is not None:
-        return None
-    hidden = _int(cfg, "hidden_size", "n_embd", "n_embed", "d_model")
-    layers = _int(cfg, "num_hidden_layers", "n_layer", "num_layers")
-    vocab = _int(cfg, "vocab_size", "padded_vocab_size")
-    if not hidden or not layers or not vocab or layers > MAX_LAYERS:
-        return None
+def _llama_style_count(config: Mapping[str, Any], cfg: Mapping[str, Any]) -> ConfigCount:
+    """The Llama-style path: decoder layers of :mod:`.config_count_layers` and
+    :mod:`.config_count_mlp`, embeddings, head, MTP layers and a vision tower."""
+    hidden = _int(cfg, "hidden_size", "n_embd", "n_embed", "d_model") or 0
+    vocab = _int(cfg, "vocab_size", "padded_vocab_size") or 0
     mtype = model_type(cfg)
     notes: list[str] = []
     moe = moe_shape(cfg)
     inter = _int(cfg, "intermediate_size", "ffn_dim", "n_inner", default=4 * hidden) or 4 * hidden
-    norm = 2 * hidden if mtype in ("bloom", "phi", "gpt2", "falcon", "gpt_neox") else hidden
+    norm = 2 * hidden if mtype == "bloom" else hidden  # LayerNorm weight and bias
     per_layer_norms = 4 * norm if mtype.startswith(("gemma2", "gemma3", "gemma4")) else 2 * norm
     kinds = layer_kinds(cfg)
     attention = routed = other_mlp = 0

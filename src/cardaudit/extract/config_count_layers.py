@@ -8,12 +8,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cardaudit.extract.config_count_older import FALCON_TYPES, falcon_new_architecture
 from cardaudit.extract.config_fields import MAX_LAYERS, _int, model_type
 
 
 def layer_kinds(cfg: Mapping[str, Any]) -> list[str]:
     """Attention kind of each decoder layer: full, sliding, linear or mamba."""
-    layers = _int(cfg, "num_hidden_layers", "n_layer", "num_layers", default=0) or 0
+    layers = _int(cfg, "num_hidden_layers", "n_layer", "num_layers", "n_layers", default=0) or 0
     layers = min(layers, MAX_LAYERS)
     types = cfg.get("layer_types")
     if isinstance(types, list) and len(types) == layers:
@@ -49,13 +50,23 @@ def layer_kinds(cfg: Mapping[str, Any]) -> list[str]:
 
 
 def head_dims(cfg: Mapping[str, Any]) -> tuple[int, int, int]:
-    """(query heads, key/value heads, head dim)."""
+    """(query heads, key/value heads, head dim), with the older families' own fields:
+    Falcon's ``num_kv_heads`` / ``n_head_kv`` under its new decoder architecture and one KV
+    head under ``multi_query`` (its default), ChatGLM's ``multi_query_group_num``, and
+    ``kv_channels`` (ChatGLM, Qwen v1) as the head dim."""
+    mtype = model_type(cfg)
     hidden = _int(cfg, "hidden_size", "n_embd", "n_embed", "d_model", default=0) or 0
-    heads = _int(cfg, "num_attention_heads", "n_head", "num_heads", default=1) or 1
-    kv_heads = _int(cfg, "num_key_value_heads", "num_kv_heads", default=heads) or heads
-    if cfg.get("multi_query"):
+    heads = _int(cfg, "num_attention_heads", "n_head", "num_heads", "n_heads", default=1) or 1
+    kv_heads = _int(cfg, "num_key_value_heads", "num_kv_heads", "n_head_kv", default=heads) or heads
+    if mtype == "chatglm":
+        grouped = cfg.get("multi_query_attention")
+        kv_heads = (_int(cfg, "multi_query_group_num", default=1) or 1) if grouped else heads
+    elif mtype in FALCON_TYPES:
+        if not falcon_new_architecture(cfg) and cfg.get("multi_query", True):
+            kv_heads = 1
+    elif cfg.get("multi_query"):
         kv_heads = 1
-    head_dim = _int(cfg, "head_dim", default=hidden // heads) or hidden // heads
+    head_dim = _int(cfg, "head_dim", "kv_channels", default=hidden // heads) or hidden // heads
     return heads, kv_heads, head_dim
 
 

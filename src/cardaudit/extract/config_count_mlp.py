@@ -49,7 +49,7 @@ def _is_moe_layer(cfg: Mapping[str, Any], index: int) -> bool:
 
 def _dense_mlp(cfg: Mapping[str, Any], hidden: int, inter: int) -> int:
     mtype = model_type(cfg)
-    if mtype in ("bloom", "gpt2", "gpt_neox", "falcon", "phi", "starcoder2", "gpt_bigcode"):
+    if mtype == "bloom":
         return 2 * hidden * inter + inter + hidden  # up/down with biases, no gate
     return 3 * hidden * inter + (inter * 2 + hidden if cfg.get("mlp_bias") else 0)
 
