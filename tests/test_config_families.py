@@ -272,3 +272,21 @@ def test_quantized_bytes_are_not_derived_from_a_llama_layout(name: str) -> None:
     plain = config(name, torch_dtype="bfloat16")
     derived = derive_stored_bytes(plain, count)
     assert derived is not None and derived.bytes == 2 * count.total
+
+
+@pytest.mark.parametrize(
+    ("name", "per_token"),
+    [
+        ("tiiuae__falcon-7b", 2 * 1 * 64 * 32 * 2),  # one KV head (multi_query)
+        ("tiiuae__falcon-40b-instruct", 2 * 8 * 64 * 60 * 2),
+        ("THUDM__chatglm3-6b", 2 * 2 * 128 * 28 * 2),  # two KV groups
+        ("Qwen__Qwen-7B", 2 * 32 * 128 * 32 * 2),
+        ("mosaicml__mpt-7b", 2 * 32 * 128 * 32 * 2),  # d_model / n_heads / n_layers
+        ("transformers-defaults__bigcode__gpt_bigcode-santacoder", 2 * 1 * 64 * 12 * 2),
+    ],
+)
+def test_kv_cache_per_token_of_the_older_families(name: str, per_token: int) -> None:
+    from cardaudit.extract.memory import kv_cache
+
+    found = kv_cache(config(name))
+    assert found is not None and found["bytes_per_token"] == per_token

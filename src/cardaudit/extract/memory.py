@@ -95,6 +95,7 @@ def kv_cache(config: Mapping[str, Any], requested: str | None = None) -> dict[st
     ``requested`` is the ``--kv-dtype`` asked for (None or "auto": the serving default)."""
     cfg = text_config(config)
     hidden = _int(cfg, "hidden_size") or _int(cfg, "n_embed") or _int(cfg, "n_embd")
+    hidden = hidden or _int(cfg, "d_model")  # MPT
     if not layer_kinds(cfg) or not hidden:
         return None
     dtype, dtype_from = cache_dtype(config, requested)
