@@ -290,3 +290,26 @@ def test_kv_cache_per_token_of_the_older_families(name: str, per_token: int) -> 
 
     found = kv_cache(config(name))
     assert found is not None and found["bytes_per_token"] == per_token
+
+
+def test_a_bin_index_listing_the_tied_head_twice(tmp_path: Path) -> None:
+    """tiiuae/falcon-7b's own pytorch_model.bin.index.json (tests/data/indexes, provenance
+    in configs/PROVENANCE.md): total_size counts the tied head beside the embeddings, so
+    total_size / 2 is 295,469,056 over the parameters; the count and the derived bytes
+    take that copy into account (never unpickling a .bin)."""
+    from cardaudit.extract.memory import memory_facts
+    from cardaudit.extract.parameters import parameter_facts
+    from cardaudit.sources import local_evidence
+
+    (tmp_path / "config.json").write_text((CONFIGS / "tiiuae__falcon-7b.json").read_text())
+    index = DATA / "indexes" / "tiiuae__falcon-7b.pytorch_model.bin.index.json"
+    (tmp_path / "pytorch_model.bin.index.json").write_text(index.read_text())
+    evidence = local_evidence(str(tmp_path))
+    params = parameter_facts(evidence)
+    assert params.source == "index"
+    assert params.details["dtype_inferred"] == "BF16"
+    assert params.details["tied_head_stored_twice"] == 65_024 * 4_544
+    assert params.total == 6_921_720_704
+    weights = memory_facts(evidence, params, kv_batch=8).details["weights"]
+    assert weights["bytes"] == 14_434_379_520
+    assert weights["derived"]["difference"] == 0
