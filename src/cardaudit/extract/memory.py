@@ -17,7 +17,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from cardaudit.extract.config_count import count_from_config, head_dims, layer_kinds, text_config
+from cardaudit.extract.config_count import (
+    count_from_config,
+    head_dims,
+    layer_kinds,
+    model_type,
+    text_config,
+)
 from cardaudit.extract.quantization import (
     CONFIG_DTYPES,
     DTYPE_BYTES,
@@ -96,7 +102,8 @@ def kv_cache(config: Mapping[str, Any], requested: str | None = None) -> dict[st
     ``requested`` is the ``--kv-dtype`` asked for (None or "auto": the serving default)."""
     cfg = text_config(config)
     hidden = _int(cfg, "hidden_size") or _int(cfg, "n_embed") or _int(cfg, "n_embd")
-    hidden = hidden or _int(cfg, "d_model")  # MPT
+    if not hidden and model_type(cfg) == "mpt":  # not every d_model config caches (LLaDA)
+        hidden = _int(cfg, "d_model")
     if not layer_kinds(cfg) or not hidden:
         return None
     dtype, dtype_from = cache_dtype(config, requested)
