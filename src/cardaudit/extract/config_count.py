@@ -116,7 +116,10 @@ def family_counter(
 ) -> Callable[[Mapping[str, Any]], ConfigCount | str] | None:
     """The counter of the older family (:mod:`.config_count_older`) or remote-code family
     (:mod:`.config_count_remote`) ``config`` belongs to; None for the Llama-style path."""
-    cfg = text_config(config)
+    return _counter_of(text_config(config))
+
+
+def _counter_of(cfg: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], ConfigCount | str] | None:
     family = older_family(cfg)
     if family is not None:
         return OLDER_COUNTERS[family]
@@ -124,10 +127,11 @@ def family_counter(
     return REMOTE_COUNTERS[family] if family is not None else None
 
 
-def _counted(config: Mapping[str, Any]) -> ConfigCount | str:
-    """The count of ``config``, or why there is none."""
+def _counted(config: Mapping[str, Any], *, reason_only: bool = False) -> ConfigCount | str | None:
+    """The count of ``config``, or why there is none; with ``reason_only``, None stands
+    for "counted" on the Llama path, which is not worked out."""
     cfg = text_config(config)
-    counter = family_counter(config)
+    counter = _counter_of(cfg)
     if counter is not None:
         if cfg is not config or isinstance(config.get("vision_config"), Mapping):
             return (
@@ -136,12 +140,14 @@ def _counted(config: Mapping[str, Any]) -> ConfigCount | str:
             )
         return counter(cfg)
     reason = _llama_style_reason(cfg)
-    return reason if reason is not None else _llama_style_count(config, cfg)
+    if reason is not None or reason_only:
+        return reason
+    return _llama_style_count(config, cfg)
 
 
 def not_counted_reason(config: Mapping[str, Any]) -> str | None:
     """Why :func:`count_from_config` gives no count for ``config`` (None when it does)."""
-    found = _counted(config)
+    found = _counted(config, reason_only=True)
     return found if isinstance(found, str) else None
 
 
