@@ -4,7 +4,8 @@
 ``tests/data/configs`` (real configs; where each comes from: ``configs/PROVENANCE.md``),
 the count transformers builds on the meta device, or, for the ``trust_remote_code``
 families transformers has no class for (Baichuan, ChatGLM, InternLM 2, Qwen v1), a total
-published independently of cardaudit (``"source"`` says where). The normal suite checks
+published independently of cardaudit (``"source"`` says where; ChatGLM 2 / 3 / GLM-4 are
+also rebuilt with transformers' native GLM port, ``"transformers_port"``). The normal suite checks
 config-only totals against it without torch, exactly; with torch and transformers
 installed (``pip install -e .[reference]`` in a separate venv), the transformers entries
 are re-derived and header-derived totals are checked exact on header-only shards built
@@ -86,9 +87,41 @@ def _hf_kwargs(config: dict) -> dict[str, Any]:
     return kwargs
 
 
+def _glm_port_kwargs(config: dict) -> dict[str, Any] | None:
+    """A ChatGLM 2 / 3 / GLM-4 config (remote code) as transformers' native GLM class
+    (``GlmForCausalLM``, its port of GLM-4) reads the same layout: fused qkv split into
+    biased q/k/v of ``kv_channels`` heads, bias-free out projection and SwiGLU MLP,
+    RMSNorms, a final norm. None for options that port does not have."""
+    if config.get("add_bias_linear") or not config.get("add_qkv_bias"):
+        return None
+    if config.get("rmsnorm") is False or config.get("post_layer_norm") is False:
+        return None
+    heads = config["num_attention_heads"]
+    grouped = config.get("multi_query_attention")
+    return {
+        "model_type": "glm",
+        "vocab_size": config["padded_vocab_size"],
+        "hidden_size": config["hidden_size"],
+        "intermediate_size": config["ffn_hidden_size"],
+        "num_hidden_layers": config["num_layers"],
+        "num_attention_heads": heads,
+        "num_key_value_heads": config["multi_query_group_num"] if grouped else heads,
+        "head_dim": config["kv_channels"],
+        "attention_bias": True,
+        "tie_word_embeddings": bool(config.get("tie_word_embeddings", False)),
+        "pad_token_id": None,
+    }
+
+
 def _meta_model(config: dict):
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
+    if config.get("model_type") == "chatglm":
+        glm = _glm_port_kwargs(config)
+        if glm is None:
+            pytest.skip("a ChatGLM option transformers' GLM port does not have")
+        with torch.device("meta"):
+            return transformers.GlmForCausalLM(transformers.GlmConfig(**glm))
     kwargs = _hf_kwargs(config)
     if kwargs.get("model_type"):
         hf_config = transformers.AutoConfig.for_model(**kwargs)
@@ -111,14 +144,18 @@ def meta_total(config: dict) -> int:
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
 def test_reference_and_headers_against_transformers(path: Path, tmp_path: Path) -> None:
     entry = _reference().get(path.stem, {})
-    if entry.get("remote_code"):
+    if entry.get("remote_code") and not entry.get("transformers_port"):
         pytest.skip("trust_remote_code family: transformers has no class for it")
     config = json.loads(path.read_text())
     model = _meta_model(config)
     total = sum(p.numel() for p in model.parameters())
     if os.environ.get("UPDATE_REFERENCE"):
         data = _reference() if REFERENCE.exists() else {}
-        entry = {**data.get(path.stem, {}), "architecture": type(model).__name__}
+        entry = data.get(path.stem, {})
+        if entry.get("transformers_port"):
+            entry = {**entry, "transformers_port": type(model).__name__}
+        else:
+            entry = {**entry, "architecture": type(model).__name__}
         data[path.stem] = {**entry, "total": total}
         REFERENCE.write_text(json.dumps(dict(sorted(data.items())), indent=2) + "\n")
     assert _reference()[path.stem]["total"] == total
