@@ -5,7 +5,8 @@
 the count transformers builds on the meta device, or, for the ``trust_remote_code``
 families transformers has no class for (Baichuan, ChatGLM, InternLM 2, Qwen v1), a total
 published independently of cardaudit (``"source"`` says where; ChatGLM 2 / 3 / GLM-4 are
-also rebuilt with transformers' native GLM port, ``"transformers_port"``). The normal suite checks
+also rebuilt with transformers' native GLM port, Qwen v1 as Qwen2, InternLM 2 and
+Baichuan as Llama, classes with the same tensors: ``"transformers_port"``). The normal suite checks
 config-only totals against it without torch, exactly; with torch and transformers
 installed (``pip install -e .[reference]`` in a separate venv), the transformers entries
 are re-derived and header-derived totals are checked exact on header-only shards built
@@ -113,6 +114,43 @@ def _glm_port_kwargs(config: dict) -> dict[str, Any] | None:
     }
 
 
+def _same_layout_kwargs(config: dict) -> tuple[str, dict[str, Any]] | None:
+    """A remote-code config as the transformers class with the same tensors reads it:
+    Qwen v1 as Qwen2 (biased q/k/v, bias-free out projection and MLP; the MLP half as wide
+    as Qwen v1's ``intermediate_size``), InternLM 2 and Baichuan as Llama (a fused qkv holds
+    as many weights as q, k and v apart; InternLM 2's ``bias`` on wqkv and wo is Llama's
+    ``attention_bias``). None when an option breaks the equivalence."""
+    arch = (config.get("architectures") or [""])[0]
+    heads = config["num_attention_heads"]
+    common = {
+        "vocab_size": config["vocab_size"],
+        "hidden_size": config["hidden_size"],
+        "num_hidden_layers": config["num_hidden_layers"],
+        "num_attention_heads": heads,
+        "tie_word_embeddings": bool(config.get("tie_word_embeddings", False)),
+        "pad_token_id": None,
+    }
+    if config.get("model_type") == "qwen":
+        if config.get("no_bias") is False or config.get("kv_channels") != (
+            config["hidden_size"] // heads
+        ):
+            return None
+        inter = config["intermediate_size"] // 2
+        return "Qwen2ForCausalLM", {**common, "intermediate_size": inter, "model_type": "qwen2"}
+    kv_heads = config.get("num_key_value_heads", heads)
+    llama = {**common, "intermediate_size": config["intermediate_size"], "model_type": "llama"}
+    if arch.startswith("InternLM2"):
+        bias = config.get("bias", True) is not False
+        return "LlamaForCausalLM", {
+            **llama,
+            "num_key_value_heads": kv_heads,
+            "attention_bias": bias,
+        }
+    if arch in ("BaichuanForCausalLM", "BaiChuanForCausalLM"):
+        return "LlamaForCausalLM", {**llama, "num_key_value_heads": heads}
+    return None
+
+
 def _meta_model(config: dict):
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
@@ -122,6 +160,12 @@ def _meta_model(config: dict):
             pytest.skip("a ChatGLM option transformers' GLM port does not have")
         with torch.device("meta"):
             return transformers.GlmForCausalLM(transformers.GlmConfig(**glm))
+    same = _same_layout_kwargs(config) if _is_remote_code(config) else None
+    if same is not None:
+        class_name, same_kwargs = same
+        hf_config = transformers.AutoConfig.for_model(**same_kwargs)
+        with torch.device("meta"):
+            return getattr(transformers, class_name)(hf_config)
     kwargs = _hf_kwargs(config)
     if kwargs.get("model_type"):
         hf_config = transformers.AutoConfig.for_model(**kwargs)
@@ -134,6 +178,15 @@ def _meta_model(config: dict):
         # The remote-code class names of the first checkpoints (RWForCausalLM,
         # MPTForCausalLM): transformers' own class for the model_type.
         return transformers.AutoModelForCausalLM.from_config(hf_config)
+
+
+def _is_remote_code(config: dict) -> bool:
+    arch = (config.get("architectures") or [""])[0]
+    return config.get("model_type") in ("qwen", "baichuan", "internlm") or arch in (
+        "BaiChuanForCausalLM",
+        "BaichuanForCausalLM",
+        "InternLM2ForCausalLM",
+    )
 
 
 def meta_total(config: dict) -> int:
