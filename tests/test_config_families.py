@@ -79,6 +79,18 @@ COUNTED_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
         {"multi_query": False, "n_inner": 2048},
     ),
     "mpt-untied": ("mosaicml__mpt-7b", {"tie_word_embeddings": False}),
+    # Remote-code families, rebuilt through the transformers class with the same tensors.
+    "chatglm-multi-head": ("THUDM__chatglm3-6b", {"multi_query_attention": False}),
+    "internlm2-biased": ("repo__NanSang2000__S1mpleAgent", {"bias": True}),
+    "baichuan-13b-shape": (
+        "baichuan-inc__Baichuan-7B",
+        {
+            "hidden_size": 5120,
+            "num_hidden_layers": 40,
+            "num_attention_heads": 40,
+            "intermediate_size": 13696,
+        },
+    ),
 }
 
 #: Variants no counter describes: (config, changes, words the reason must contain).
