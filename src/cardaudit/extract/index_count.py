@@ -63,15 +63,22 @@ def from_index(
     active = count.active if count else None
     if count is not None:
         details["config"] = config_details(count)
+    duplicate = 0
     if quant.method is None and count is not None:
+        twice = _tied_head_stored_twice(config, count, weight_map)
         inferred = _infer_dtype(total_size, count, details["has_mtp_tensors"])
+        if inferred is None and twice:
+            inferred = _infer_dtype(total_size, count, details["has_mtp_tensors"], twice)
+            if inferred is not None:
+                duplicate = twice
+                details["tied_head_stored_twice"] = twice
         if inferred is not None:
             details["dtype_inferred"] = inferred
             if inferred != dtype:
                 details["config_dtype"] = dtype
             dtype = inferred
     if quant.method is None and dtype in DTYPE_BYTES:
-        total = int(total_size / DTYPE_BYTES[dtype])
+        total = int(total_size / DTYPE_BYTES[dtype]) - duplicate
         details["method"] = f"total_size / {DTYPE_BYTES[dtype]:g} bytes per {dtype} parameter"
         if declared is None and "dtype_inferred" not in details:
             details["dtype_assumed"] = (
@@ -91,9 +98,24 @@ def from_index(
 _WIDTHS = {"F32": 4, "BF16": 2, "F8_E4M3": 1}
 
 
-def _infer_dtype(total_size: int, count: ConfigCount, with_mtp: bool) -> str | None:
-    """The dtype whose width turns total_size into the config count (within 1%), if any."""
-    expected = count.total_with_mtp if with_mtp else count.total
+def _tied_head_stored_twice(
+    config: Mapping[str, Any] | None, count: ConfigCount, weight_map: Mapping[str, str]
+) -> int:
+    """Elements of a tied LM head the index lists as a tensor of its own (older
+    ``pytorch_model.bin`` checkpoints: their ``total_size`` counts the tied head and the
+    embeddings apart); 0 when the head is untied or not listed."""
+    if not isinstance(config, Mapping) or count.components.get("lm_head", 1):
+        return 0
+    if not any(name == "lm_head.weight" or name.endswith(".lm_head.weight") for name in weight_map):
+        return 0
+    untied = count_from_config({**config, "tie_word_embeddings": False})
+    return untied.components.get("lm_head", 0) if untied is not None else 0
+
+
+def _infer_dtype(total_size: int, count: ConfigCount, with_mtp: bool, extra: int = 0) -> str | None:
+    """The dtype whose width turns total_size into the config count (within 1%), if any;
+    ``extra`` elements are stored beside the parameters (a tied head listed twice)."""
+    expected = (count.total_with_mtp if with_mtp else count.total) + extra
     if not expected:
         return None
     for name, width in _WIDTHS.items():

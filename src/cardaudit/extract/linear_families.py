@@ -16,6 +16,7 @@ from cardaudit.extract.config_count import (
     MAX_LAYERS,
     _int,
     _is_moe_layer,
+    family_counter,
     head_dims,
     layer_kinds,
     mla_dims,
@@ -94,7 +95,11 @@ class LinearFamilies:
 
 def linear_families(config: Mapping[str, Any]) -> LinearFamilies | None:
     """The linear weights of ``config``'s decoder by family; None when the architecture is
-    outside what is enumerated here (Mamba layers, gpt-oss, Gemma...)."""
+    outside what is enumerated here (Mamba layers, gpt-oss, Gemma, and the older families
+    with layouts of their own: Falcon, GPT-NeoX, ChatGLM, Qwen v1...), so that quantized
+    bytes are "not derivable" for them rather than derived from a Llama layout."""
+    if family_counter(config) is not None:
+        return None
     cfg = text_config(config)
     kinds = layer_kinds(cfg)
     if "mamba" in kinds:

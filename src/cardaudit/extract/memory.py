@@ -14,9 +14,16 @@ in BF16: its ``torch_dtype`` does not make the cache FP32).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from cardaudit.extract.config_count import count_from_config, head_dims, layer_kinds, text_config
+from cardaudit.extract.config_count import (
+    count_from_config,
+    head_dims,
+    layer_kinds,
+    model_type,
+    text_config,
+)
 from cardaudit.extract.quantization import (
     CONFIG_DTYPES,
     DTYPE_BYTES,
@@ -95,6 +102,8 @@ def kv_cache(config: Mapping[str, Any], requested: str | None = None) -> dict[st
     ``requested`` is the ``--kv-dtype`` asked for (None or "auto": the serving default)."""
     cfg = text_config(config)
     hidden = _int(cfg, "hidden_size") or _int(cfg, "n_embed") or _int(cfg, "n_embd")
+    if not hidden and model_type(cfg) == "mpt":  # not every d_model config caches (LLaDA)
+        hidden = _int(cfg, "d_model")
     if not layer_kinds(cfg) or not hidden:
         return None
     dtype, dtype_from = cache_dtype(config, requested)
@@ -270,7 +279,17 @@ def _derived(evidence: Evidence, params: ParameterFacts | None = None) -> Derive
     if dtype is None and params.source == "safetensors" and params.by_dtype:
         floats = {k: v for k, v in params.by_dtype.items() if k in ("BF16", "F16", "F32")}
         dtype = max(floats, key=floats.__getitem__) if floats else None
-    return derive_stored_bytes(config, count, with_mtp=with_mtp, dtype=dtype)
+    derived = derive_stored_bytes(config, count, with_mtp=with_mtp, dtype=dtype)
+    twice = details.get("tied_head_stored_twice")
+    if derived is None or not isinstance(twice, int) or not twice:
+        return derived
+    extra = twice * DTYPE_BYTES.get(dtype or "BF16", 2)
+    return replace(
+        derived,
+        bytes=derived.bytes + extra,
+        method=f"{derived.method}; + the tied LM head, which the index lists a second time",
+        parts={**derived.parts, "tied_head_stored_twice": twice},
+    )
 
 
 def _weights_details(evidence: Evidence, params: ParameterFacts) -> dict[str, Any] | None:
