@@ -57,7 +57,7 @@ def test_concise_is_the_default_off_a_terminal() -> None:
     assert result.exit_code == 0 and len(lines) == found + 1 > 1
     for line in lines[:-1]:
         assert LINE.match(line), line
-    assert "fixtures/clover/code/README.md:13: CLM001 warning benchmark score" in result.stdout
+    assert "fixtures/clover/code/README.md:17: PRM001 warning promised" in result.stdout
     assert "fixtures/clover/model/README.md:36: CLM001 warning" in result.stdout
     assert lines[-1] == f"Found 0 errors, {found} warnings, 0 info."
     assert "┃" not in result.stdout and "│" not in result.stdout  # no box tables
