@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from cardaudit.extract.fingerprint import (
+    config_fields,
     contradictions,
     families,
     family_named,
@@ -21,11 +22,16 @@ from cardaudit.sources import AuditRequest
 from scenarios import scenario_request
 
 CONFIGS = Path(__file__).parent / "data" / "configs"
+#: Real configs of families tests/data/configs lacks (sources in its PROVENANCE.md).
+FINGERPRINT_CONFIGS = Path(__file__).parent / "data" / "fingerprint_configs"
 REALWORLD = Path(__file__).parents[2] / "shared" / "realworld" / "repos"
 
 
 def config(name: str) -> dict:
-    return json.loads((CONFIGS / f"{name}.json").read_text())
+    path = CONFIGS / f"{name}.json"
+    if not path.exists():
+        path = FINGERPRINT_CONFIGS / f"{name}.json"
+    return json.loads(path.read_text())
 
 
 def _transformers_config(name: str) -> dict:
@@ -48,6 +54,80 @@ def test_every_fingerprint_holds_on_a_real_config(family) -> None:
             cfg = config(source)
         assert [c.text() for c in contradictions(cfg, family, None)] == [], source
         assert matching_family(cfg) is not None or not family.sizes, source
+        # the real config has the shape of one of the family's sizes (every field it has)
+        fields = config_fields(cfg)
+        assert not family.sizes or any(
+            all(fields.get(k) in (None, v) for k, v in shape.items())
+            and any(fields.get(k) is not None for k in shape)
+            for shape in family.sizes.values()
+        ), source
+
+
+def test_every_fingerprint_config_is_listed_with_its_source() -> None:
+    provenance = (FINGERPRINT_CONFIGS / "PROVENANCE.md").read_text()
+    used = {s for f in families() for s in f.verified_by}
+    for path in sorted(FINGERPRINT_CONFIGS.glob("*.json")):
+        assert f"| {path.name} |" in provenance, path.name
+        assert path.stem in used, f"{path.name} backs no fingerprint"
+
+
+@pytest.mark.parametrize(
+    ("name", "claimed", "family_id"),
+    [
+        (
+            "mistralai__Mistral-Nemo-Base-2407",
+            "mistralai/Mistral-Nemo-Instruct-2407",
+            "mistral-nemo",
+        ),
+        ("microsoft__phi-4", "microsoft/phi-4", "phi-4"),
+        ("microsoft__Phi-3.5-MoE-instruct", "microsoft/Phi-3.5-MoE-instruct", "phi-3.5-moe"),
+        ("deepseek-ai__DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V2-Lite-Chat", "deepseek-v2"),
+        ("Qwen__Qwen3-8B", "Qwen/Qwen3-8B", "qwen3"),
+        ("Qwen__Qwen3.5-27B", "Qwen/Qwen3.5-27B", "qwen3.5"),
+        (
+            "meta-llama__Llama-4-Scout-17B-16E-Instruct",
+            "meta-llama/Llama-4-Scout-17B-16E",
+            "llama-4",
+        ),
+    ],
+)
+def test_new_families_are_named_and_hold(name: str, claimed: str, family_id: str) -> None:
+    family = family_named(claimed)
+    assert family is not None and family.id == family_id
+    size = size_named(claimed)
+    assert contradictions(config(name), family, size if size in family.sizes else None) == []
+
+
+def test_a_nemo_claim_on_a_mistral_7b_config_lists_every_field() -> None:
+    family = family_named("mistralai/Mistral-Nemo-Base-2407")
+    found = {
+        c.field: c.config
+        for c in contradictions(config("mistralai__Mistral-7B-Instruct-v0.3"), family, "12b")
+    }
+    assert found == {
+        "max_position_embeddings": 32768,
+        "vocab_size": 32768,
+        "num_hidden_layers": 32,
+        "hidden_size": 4096,
+    }
+    # the config is a Mistral 7B v0.3's, and the detector says so
+    other = matching_family(config("mistralai__Mistral-7B-Instruct-v0.3"), exclude=family.id)
+    assert other is not None and other[0].id == "mistral-7b-v0.3"
+
+
+def test_phi4_and_qwen3_2507_fields() -> None:
+    phi4 = family_named("microsoft/phi-4")
+    assert family_named("microsoft/Phi-4-mini-instruct") is None  # another config altogether
+    broken = [
+        c.text() for c in contradictions(config("microsoft__Phi-3-mini-4k-instruct"), phi4, None)
+    ]
+    assert broken == [
+        "rope_theta 10,000 (the family has 250,000)",
+        "max_position_embeddings 4,096 (the family has 16,384)",
+        "vocab_size 32,064 (the family has 100,352)",
+    ]
+    qwen3 = family_named("Qwen/Qwen3-4B-Instruct-2507")
+    assert contradictions(config("Qwen__Qwen3-4B-Instruct-2507"), qwen3, "4b") == []
 
 
 def test_names_pick_the_most_specific_family() -> None:
