@@ -64,7 +64,7 @@ def from_index(
     if count is not None:
         details["config"] = config_details(count)
     if quant.method is None and count is not None:
-        inferred = _infer_dtype(total_size, count, details["has_mtp_tensors"])
+        inferred = _infer_dtype(total_size, count, details["has_mtp_tensors"], declared)
         if inferred is not None:
             details["dtype_inferred"] = inferred
             if inferred != dtype:
@@ -91,12 +91,17 @@ def from_index(
 _WIDTHS = {"F32": 4, "BF16": 2, "F8_E4M3": 1}
 
 
-def _infer_dtype(total_size: int, count: ConfigCount, with_mtp: bool) -> str | None:
-    """The dtype whose width turns total_size into the config count (within 1%), if any."""
+def _infer_dtype(
+    total_size: int, count: ConfigCount, with_mtp: bool, declared: str | None = None
+) -> str | None:
+    """The dtype whose width turns total_size into the config count (within 1%), if any.
+
+    The width is all total_size tells: when the config's own dtype has that width (F16 and
+    BF16 are both 2 bytes) it is the one named, not another of the same width."""
     expected = count.total_with_mtp if with_mtp else count.total
     if not expected:
         return None
     for name, width in _WIDTHS.items():
         if abs(total_size / width - expected) <= 0.01 * expected:
-            return name
+            return declared if declared and DTYPE_BYTES.get(declared) == width else name
     return None
