@@ -201,3 +201,62 @@ def test_silent_on_the_real_repos_own_claims_except_reflection() -> None:
     # Reflection's card claims Llama 3.1; its config is Llama 3's (8,192 positions, no
     # llama3 rope scaling), as the issue found by hand.
     assert fired == {"mattshumer__Reflection-Llama-3.1-70B": [("README.md", 3)]}
+
+
+def _audit_dir(tmp_path: Path, card: str, cfg: dict):
+    (tmp_path / "README.md").write_text(card)
+    (tmp_path / "config.json").write_text(json.dumps(cfg, indent=2))
+    report = audit(AuditRequest(target=str(tmp_path), code_discovery=False), Policy())
+    return [f for f in report.findings if f.rule_id == "DRV009"], report
+
+
+def test_a_parent_of_an_unknown_family_named_too_small(tmp_path: Path) -> None:
+    """A 7B parent (no fingerprinted family) named for an 80-layer, 69B-parameter config."""
+    found, _ = _audit_dir(
+        tmp_path,
+        "---\nlicense: llama2\nbase_model: sprout-labs/Sprout-7B\n"
+        "base_model_relation: finetune\n---\n# Sprout-Large\n",
+        config("repo__lizpreciatior__lzlv_70b_fp16_hf"),
+    )
+    assert [(f.rule_id, f.severity, f.location.path, f.location.line) for f in found] == [
+        ("DRV009", "warning", "README.md", 3)
+    ]
+    assert found[0].message == (
+        "base sprout-labs/Sprout-7B is named a 7B model, but this config holds 68.98B "
+        "parameters (num_hidden_layers 80, hidden_size 8,192; counted from config.json), "
+        "9.9 times that size: no 7B parent has this shape"
+    )
+
+
+def test_a_stacked_merge_of_its_named_parents_is_not_reported(tmp_path: Path) -> None:
+    # a passthrough merge stacks 70B parents' layers into a bigger model: within 2.5 times
+    cfg = dict(config("repo__lizpreciatior__lzlv_70b_fp16_hf"), num_hidden_layers=137)
+    found, report = _audit_dir(
+        tmp_path,
+        "---\nlicense: llama2\nbase_model:\n- sprout-labs/Sprout-70b\n- other/Bramble-70b\n"
+        "base_model_relation: merge\n---\n# Sprout-Bramble-120b\n",
+        cfg,
+    )
+    assert found == []
+    assert {run.rule_id: run.outcome for run in report.checks}["DRV009"] == "pass"
+
+
+def test_name_or_path_naming_a_parent_that_cannot_have_the_shape(tmp_path: Path) -> None:
+    cfg = {"_name_or_path": "sprout-labs/Sprout-1.5B"}
+    cfg |= {
+        k: v
+        for k, v in config("repo__lizpreciatior__lzlv_70b_fp16_hf").items()
+        if k != "_name_or_path"
+    }
+    found, _ = _audit_dir(tmp_path, "---\nlicense: llama2\n---\n# Sprout-Large\n", cfg)
+    assert [(f.location.path, f.location.line) for f in found] == [("config.json", 2)]
+    assert "46.0 times that size: no 1.5B parent" in found[0].message
+
+
+def test_named_sizes_in_billions() -> None:
+    from cardaudit.extract.fingerprint import named_billions
+
+    assert named_billions("8x7b") == 56
+    assert named_billions("30b-a3b") == 30
+    assert named_billions("0.5b") == 0.5
+    assert named_billions("17b-16e") is None  # names the active parameters only
