@@ -136,3 +136,50 @@ def test_reflection_text_report_shows_the_bf16_cache() -> None:
         env={"NO_COLOR": "1", "COLUMNS": "200"},
     )
     assert "327,680 B per token (BF16 cache, 8 KV heads × 128 head dim)" in result.output
+
+
+def _repo(tmp_path: Path, card: str, cfg: dict, **files: dict) -> Path:
+    (tmp_path / "README.md").write_text(card)
+    (tmp_path / "config.json").write_text(json.dumps(cfg, indent=2))
+    for name, data in files.items():
+        (tmp_path / name).write_text(json.dumps(data, indent=2))
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("line", "tokens"),
+    [
+        ("上下文长度 128K", 131_072),
+        ("最大上下文长度为32k。", 32_768),
+        ("支持128K上下文窗口", 131_072),
+        ("コンテキスト長は128kトークン", 131_072),
+        ("컨텍스트 길이는 32K 토큰", 32_768),
+        ("The model supports a 128K context.", 131_072),
+    ],
+)
+def test_context_claims_in_prose(line: str, tokens: int) -> None:
+    from cardaudit.extract.figures import figures_in
+    from cardaudit.model import TextFile
+
+    found = [f for f in figures_in(TextFile("README.md", line)) if f.kind == "context"]
+    assert [f.value for f in found] == [tokens]
+
+
+def test_a_chinese_context_claim_beyond_the_config_is_mem005(tmp_path: Path) -> None:
+    from cardaudit.pipeline import audit
+    from cardaudit.policy import Policy
+    from cardaudit.sources import AuditRequest
+
+    card = "---\nlicense: llama3\n---\n# 小模型\n\n上下文长度 128K，支持长文本。\n"
+    llama3 = {**config("meta-llama__Meta-Llama-3.1-8B"), "max_position_embeddings": 8192}
+    llama3["rope_scaling"] = None
+    repo = _repo(tmp_path, card, llama3)
+    report = audit(AuditRequest(target=str(repo), code_discovery=False), Policy())
+    found = [f for f in report.findings if f.rule_id == "MEM005"]
+    assert [(f.rule_id, f.severity, f.location.path, f.location.line) for f in found] == [
+        ("MEM005", "warning", "README.md", 6)
+    ]
+    assert found[0].message == (
+        "card states a context of 131,072 tokens ('上下文长度 128K'); config.json "
+        "max_position_embeddings is 8,192 and no rope scaling is configured"
+    )
