@@ -242,3 +242,22 @@ def test_sliding_parts_are_one_figure_in_every_report(tmp_path: Path, fmt: str) 
     assert expected in output, output[-3000:]
     assert output.count("172,032") == 3  # the parts are shown once, in that one figure
     assert "+ 172,032" not in output and "172,032 +" not in output
+
+
+def test_rope_parameters_per_layer_type_extend_the_full_attention_context() -> None:
+    # transformers 5 writes rope_parameters per layer type (Gemma 3): the full-attention
+    # layers' YaRN factor is the one that extends the context
+    cfg = {
+        "max_position_embeddings": 32768,
+        "rope_parameters": {
+            "full_attention": {
+                "rope_type": "yarn",
+                "factor": 4.0,
+                "original_max_position_embeddings": 32768,
+                "rope_theta": 1000000.0,
+            },
+            "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+        },
+    }
+    context = max_context(cfg)
+    assert (context["effective"], context["rope_scaling"]["rope_type"]) == (131072, "yarn")

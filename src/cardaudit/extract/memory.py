@@ -217,6 +217,8 @@ def max_context(config: Mapping[str, Any]) -> dict[str, Any]:
     scaling = cfg.get("rope_scaling")
     if not isinstance(scaling, Mapping):
         params = cfg.get("rope_parameters")
+        if isinstance(params, Mapping) and isinstance(params.get("full_attention"), Mapping):
+            params = params["full_attention"]  # per layer type: the full-attention layers'
         scaling = params if isinstance(params, Mapping) and params.get("factor") else None
     effective = max_pos
     if isinstance(scaling, Mapping):
