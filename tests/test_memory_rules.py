@@ -103,9 +103,8 @@ def _bin_repo(tmp_path, third_shard: int | None, total_size_delta: int = 0):
     import json
     import shutil
 
-    from scenarios import FIXTURES
-
     from cardaudit.sources import AuditRequest
+    from scenarios import FIXTURES
 
     model = tmp_path / "model"
     shutil.copytree(FIXTURES / "mem-bin-shards" / "model", model)
@@ -163,7 +162,7 @@ def test_bin_index_shards_far_larger_than_the_index(tmp_path) -> None:
     # the shards hold 507,072 bytes more than the index's tensors: more than the pickles and
     # zip records of 39 tensors in 3 shards can take (on a real model, where tensors are
     # gigabytes, an F32 re-save under an F16 index is far beyond that bound)
-    report, findings = _bin_repo(tmp_path, THIRD_SHARD + 107_072 + 400_000)
+    _report, findings = _bin_repo(tmp_path, THIRD_SHARD + 107_072 + 400_000)
     assert [_where(f) for f in findings] == [
         ("MEM007", "warning", "pytorch_model.bin.index.json", 3)
     ]
