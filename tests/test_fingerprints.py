@@ -82,6 +82,9 @@ def test_every_fingerprint_config_is_listed_with_its_source() -> None:
         ("microsoft__phi-4", "microsoft/phi-4", "phi-4"),
         ("microsoft__Phi-3.5-MoE-instruct", "microsoft/Phi-3.5-MoE-instruct", "phi-3.5-moe"),
         ("deepseek-ai__DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V2-Lite-Chat", "deepseek-v2"),
+        ("deepseek-ai__DeepSeek-V2", "deepseek-ai/DeepSeek-V2-Chat-0628", "deepseek-v2"),
+        ("google__gemma-3-12b-it", "google/gemma-3-12b-it", "gemma-3"),
+        ("google__gemma-3-4b-it", "google/gemma-3-4b-pt", "gemma-3"),
         ("Qwen__Qwen3-8B", "Qwen/Qwen3-8B", "qwen3"),
         ("Qwen__Qwen3.5-27B", "Qwen/Qwen3.5-27B", "qwen3.5"),
         (
@@ -260,3 +263,14 @@ def test_named_sizes_in_billions() -> None:
     assert named_billions("30b-a3b") == 30
     assert named_billions("0.5b") == 0.5
     assert named_billions("17b-16e") is None  # names the active parameters only
+
+
+def test_a_gemma_3_4b_parent_for_a_12b_config() -> None:
+    family = family_named("google/gemma-3-4b-it")
+    found = [c.text() for c in contradictions(config("google__gemma-3-12b-it"), family, "4b")]
+    assert found == [
+        "num_hidden_layers 48 (the family has 34)",
+        "hidden_size 3,840 (the family has 2,560)",
+        "num_attention_heads 16 (the family has 8)",
+        "num_key_value_heads 8 (the family has 4)",
+    ]
