@@ -274,3 +274,25 @@ def test_a_gemma_3_4b_parent_for_a_12b_config() -> None:
         "num_attention_heads 16 (the family has 8)",
         "num_key_value_heads 8 (the family has 4)",
     ]
+
+
+def test_an_moe_merge_of_dense_parents_is_judged_per_token(tmp_path: Path) -> None:
+    # mergekit-moe: four 7B experts in a Mixtral-style config hold about 24B in total, but
+    # about 13B per token, within 2.5 times each parent
+    mixtral = config("mistralai__Mixtral-8x7B-v0.1") | {"num_local_experts": 4}
+    found, report = _audit_dir(
+        tmp_path,
+        "---\nlicense: apache-2.0\nbase_model:\n- sprout-labs/Sprout-7B\n- other/Bramble-7B\n"
+        "base_model_relation: merge\n---\n# Sprout-Bramble-4x7B\n",
+        mixtral,
+    )
+    assert found == []
+    assert {run.rule_id: run.outcome for run in report.checks}["DRV009"] == "pass"
+    # a 1.5B parent cannot be such an expert: 12.88B per token is 8.6 times its size
+    found, _ = _audit_dir(
+        tmp_path,
+        "---\nlicense: apache-2.0\nbase_model: sprout-labs/Sprout-1.5B\n---\n# A MoE\n",
+        mixtral,
+    )
+    assert [(f.location.path, f.location.line) for f in found] == [("README.md", 3)]
+    assert "active per token" in found[0].message

@@ -329,8 +329,9 @@ def _size_message(config: dict, base: str, rule: Rule) -> str | None:
     """A parent whose name states a size ("7B", "8x7B") this config's parameter count
     cannot come from, when its family's fingerprint has no such size to compare shapes
     with. Merges may stack a parent's layers (a 120B frankenmerge of 70B parents), so only a
-    count beyond ``size_ratio`` times the named size, or below its inverse, is reported."""
-    from cardaudit.extract.config_count import count_from_config
+    count beyond ``size_ratio`` times the named size (per token, for an MoE), or a total
+    below its inverse, is reported."""
+    from cardaudit.extract.config_count import count_from_config, text_config
     from cardaudit.extract.fingerprint import family_named, named_billions, size_named
 
     size = size_named(base)
@@ -341,15 +342,26 @@ def _size_message(config: dict, base: str, rule: Rule) -> str | None:
     count = count_from_config(config)
     if count is None or not count.total:
         return None
-    ratio = count.total / (named * 1e9)
     limit = float(rule.param("size_ratio", 2.5))
-    if 1 / limit <= ratio <= limit:
+    # An MoE built from dense parents (mergekit-moe: "4x7B" experts of a 7B) holds several
+    # parents' worth in total but about one to two per token: too big is judged by the
+    # parameters active per token, too small by the total.
+    largest = count.active or count.total
+    if count.total < named * 1e9 / limit:
+        ratio, held = count.total / (named * 1e9), f"{count.total / 1e9:,.2f}B parameters"
+    elif largest > named * 1e9 * limit:
+        ratio = largest / (named * 1e9)
+        held = f"{count.total / 1e9:,.2f}B parameters" + (
+            f", {largest / 1e9:,.2f}B active per token" if count.active else ""
+        )
+    else:
         return None
+    cfg = text_config(config)
     shape = ", ".join(
-        f"{key} {config[key]:,}" for key in SHAPE_FIELDS[:2] if isinstance(config.get(key), int)
+        f"{key} {cfg[key]:,}" for key in SHAPE_FIELDS[:2] if isinstance(cfg.get(key), int)
     )
     return (
         f"base {base} is named a {size.upper()} model, but this config holds "
-        f"{count.total / 1e9:,.2f}B parameters ({shape}; counted from config.json), "
+        f"{held} ({shape}; counted from config.json), "
         f"{ratio:,.1f} times that size: no {size.upper()} parent has this shape"
     )
