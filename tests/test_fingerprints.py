@@ -296,3 +296,18 @@ def test_an_moe_merge_of_dense_parents_is_judged_per_token(tmp_path: Path) -> No
     )
     assert [(f.location.path, f.location.line) for f in found] == [("README.md", 3)]
     assert "active per token" in found[0].message
+
+
+def test_a_base_named_in_the_card_and_name_or_path_is_one_finding(tmp_path: Path) -> None:
+    cfg = {"_name_or_path": "sprout-labs/Sprout-7B"}
+    cfg |= {
+        k: v
+        for k, v in config("repo__lizpreciatior__lzlv_70b_fp16_hf").items()
+        if k != "_name_or_path"
+    }
+    found, _ = _audit_dir(
+        tmp_path, "---\nlicense: llama2\nbase_model: sprout-labs/Sprout-7B\n---\n# Big\n", cfg
+    )
+    assert len(found) == 1
+    assert (found[0].location.path, found[0].location.line) == ("README.md", 3)
+    assert [(loc.path, loc.line) for loc in found[0].also] == [("config.json", 2)]

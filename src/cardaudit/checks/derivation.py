@@ -272,14 +272,16 @@ def base_fingerprint(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[H
     checkable = [ref for ref in claims if family_named(ref.id) or size_named(ref.id)]
     if not checkable:
         raise NotApplicable("no claimed base without files names a fingerprinted family or a size")
-    seen: set[str] = set()
-    for ref in checkable:
-        if ref.id.lower() in seen:
-            continue  # one base named in several places is one finding
-        seen.add(ref.id.lower())
-        message = _fingerprint_message(config, ref.id, rule) or _size_message(config, ref.id, rule)
+    places: dict[str, list] = {}
+    for ref in checkable:  # one base named in several places is one finding
+        places.setdefault(ref.id.lower(), []).append(ref)
+    for first, *others in places.values():
+        message = _fingerprint_message(config, first.id, rule) or _size_message(
+            config, first.id, rule
+        )
         if message:
-            yield Hit(message, ref.location, _excerpt(evidence, ref.location))
+            also = tuple(ref.location for ref in others if ref.location != first.location)
+            yield Hit(message, first.location, _excerpt(evidence, first.location), also=also)
 
 
 SHAPE_FIELDS = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads")
