@@ -81,9 +81,66 @@ def mem_index_stale() -> None:
     (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=2) + "\n")
 
 
+def tiny_names(config: dict) -> dict[str, tuple[int, ...]]:
+    """Parameter names and shapes of a LlamaForCausalLM with ``config`` (no torch needed)."""
+    hidden, inter = config["hidden_size"], config["intermediate_size"]
+    head = hidden // config["num_attention_heads"]
+    kv = config["num_key_value_heads"] * head
+    shapes: dict[str, tuple[int, ...]] = {
+        "model.embed_tokens.weight": (config["vocab_size"], hidden)
+    }
+    for n in range(config["num_hidden_layers"]):
+        layer = f"model.layers.{n}"
+        shapes |= {
+            f"{layer}.self_attn.q_proj.weight": (hidden, hidden),
+            f"{layer}.self_attn.k_proj.weight": (kv, hidden),
+            f"{layer}.self_attn.v_proj.weight": (kv, hidden),
+            f"{layer}.self_attn.o_proj.weight": (hidden, hidden),
+            f"{layer}.mlp.gate_proj.weight": (inter, hidden),
+            f"{layer}.mlp.up_proj.weight": (inter, hidden),
+            f"{layer}.mlp.down_proj.weight": (hidden, inter),
+            f"{layer}.input_layernorm.weight": (hidden,),
+            f"{layer}.post_attention_layernorm.weight": (hidden,),
+        }
+    shapes |= {"model.norm.weight": (hidden,), "lm_head.weight": (config["vocab_size"], hidden)}
+    return shapes
+
+
+def mem_bin_shards() -> None:
+    """An older upload: pytorch_model.bin.index.json and .bin shards, the third one absent.
+
+    The .bin files stand in for torch zip checkpoints: only their sizes are evidence (the
+    audit never opens a .bin), each its tensors' F16 bytes plus a plausible pickle and zip
+    overhead (1,024 bytes a shard, 320 a tensor)."""
+    from math import prod
+
+    folder = ROOT / "mem-bin-shards" / "model"
+    for path in folder.glob("*.bin"):
+        path.unlink()
+    config = json.loads((folder / "config.json").read_text())
+    shapes = tiny_names(config)
+    layers = config["num_hidden_layers"]
+
+    def shard_of(name: str) -> int:
+        if name.startswith("model.layers."):
+            return 1 if int(name.split(".")[2]) < layers // 2 else 2
+        return 1 if name == "model.embed_tokens.weight" else 3
+
+    names = [f"pytorch_model-{n:05d}-of-00003.bin" for n in (1, 2, 3)]
+    weight_map = {name: names[shard_of(name) - 1] for name in sorted(shapes)}
+    total = sum(prod(shape) * 2 for shape in shapes.values())
+    index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+    (folder / "pytorch_model.bin.index.json").write_text(json.dumps(index, indent=2) + "\n")
+    for shard in names[:2]:
+        tensors = [name for name, file in weight_map.items() if file == shard]
+        size = sum(prod(shapes[t]) * 2 for t in tensors) + 1024 + 320 * len(tensors)
+        (folder / shard).write_bytes(bytes(size))
+
+
 if __name__ == "__main__":
     clover()
     mem_gib()
     mem_shards()
     mem_index_stale()
+    mem_bin_shards()
     _ = write_shard  # re-exported for callers that build single files

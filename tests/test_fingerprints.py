@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from cardaudit.extract.fingerprint import (
+    config_fields,
     contradictions,
     families,
     family_named,
@@ -21,11 +22,16 @@ from cardaudit.sources import AuditRequest
 from scenarios import scenario_request
 
 CONFIGS = Path(__file__).parent / "data" / "configs"
+#: Real configs of families tests/data/configs lacks (sources in its PROVENANCE.md).
+FINGERPRINT_CONFIGS = Path(__file__).parent / "data" / "fingerprint_configs"
 REALWORLD = Path(__file__).parents[2] / "shared" / "realworld" / "repos"
 
 
 def config(name: str) -> dict:
-    return json.loads((CONFIGS / f"{name}.json").read_text())
+    path = CONFIGS / f"{name}.json"
+    if not path.exists():
+        path = FINGERPRINT_CONFIGS / f"{name}.json"
+    return json.loads(path.read_text())
 
 
 def _transformers_config(name: str) -> dict:
@@ -48,6 +54,83 @@ def test_every_fingerprint_holds_on_a_real_config(family) -> None:
             cfg = config(source)
         assert [c.text() for c in contradictions(cfg, family, None)] == [], source
         assert matching_family(cfg) is not None or not family.sizes, source
+        # the real config has the shape of one of the family's sizes (every field it has)
+        fields = config_fields(cfg)
+        assert not family.sizes or any(
+            all(fields.get(k) in (None, v) for k, v in shape.items())
+            and any(fields.get(k) is not None for k in shape)
+            for shape in family.sizes.values()
+        ), source
+
+
+def test_every_fingerprint_config_is_listed_with_its_source() -> None:
+    provenance = (FINGERPRINT_CONFIGS / "PROVENANCE.md").read_text()
+    used = {s for f in families() for s in f.verified_by}
+    for path in sorted(FINGERPRINT_CONFIGS.glob("*.json")):
+        assert f"| {path.name} |" in provenance, path.name
+        assert path.stem in used, f"{path.name} backs no fingerprint"
+
+
+@pytest.mark.parametrize(
+    ("name", "claimed", "family_id"),
+    [
+        (
+            "mistralai__Mistral-Nemo-Base-2407",
+            "mistralai/Mistral-Nemo-Instruct-2407",
+            "mistral-nemo",
+        ),
+        ("microsoft__phi-4", "microsoft/phi-4", "phi-4"),
+        ("microsoft__Phi-3.5-MoE-instruct", "microsoft/Phi-3.5-MoE-instruct", "phi-3.5-moe"),
+        ("deepseek-ai__DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V2-Lite-Chat", "deepseek-v2"),
+        ("deepseek-ai__DeepSeek-V2", "deepseek-ai/DeepSeek-V2-Chat-0628", "deepseek-v2"),
+        ("google__gemma-3-12b-it", "google/gemma-3-12b-it", "gemma-3"),
+        ("google__gemma-3-4b-it", "google/gemma-3-4b-pt", "gemma-3"),
+        ("Qwen__Qwen3-8B", "Qwen/Qwen3-8B", "qwen3"),
+        ("Qwen__Qwen3.5-27B", "Qwen/Qwen3.5-27B", "qwen3.5"),
+        (
+            "meta-llama__Llama-4-Scout-17B-16E-Instruct",
+            "meta-llama/Llama-4-Scout-17B-16E",
+            "llama-4",
+        ),
+    ],
+)
+def test_new_families_are_named_and_hold(name: str, claimed: str, family_id: str) -> None:
+    family = family_named(claimed)
+    assert family is not None and family.id == family_id
+    size = size_named(claimed)
+    assert contradictions(config(name), family, size if size in family.sizes else None) == []
+
+
+def test_a_nemo_claim_on_a_mistral_7b_config_lists_every_field() -> None:
+    family = family_named("mistralai/Mistral-Nemo-Base-2407")
+    found = {
+        c.field: c.config
+        for c in contradictions(config("mistralai__Mistral-7B-Instruct-v0.3"), family, "12b")
+    }
+    assert found == {
+        "max_position_embeddings": 32768,
+        "vocab_size": 32768,
+        "num_hidden_layers": 32,
+        "hidden_size": 4096,
+    }
+    # the config is a Mistral 7B v0.3's, and the detector says so
+    other = matching_family(config("mistralai__Mistral-7B-Instruct-v0.3"), exclude=family.id)
+    assert other is not None and other[0].id == "mistral-7b-v0.3"
+
+
+def test_phi4_and_qwen3_2507_fields() -> None:
+    phi4 = family_named("microsoft/phi-4")
+    assert family_named("microsoft/Phi-4-mini-instruct") is None  # another config altogether
+    broken = [
+        c.text() for c in contradictions(config("microsoft__Phi-3-mini-4k-instruct"), phi4, None)
+    ]
+    assert broken == [
+        "rope_theta 10,000 (the family has 250,000)",
+        "max_position_embeddings 4,096 (the family has 16,384)",
+        "vocab_size 32,064 (the family has 100,352)",
+    ]
+    qwen3 = family_named("Qwen/Qwen3-4B-Instruct-2507")
+    assert contradictions(config("Qwen__Qwen3-4B-Instruct-2507"), qwen3, "4b") == []
 
 
 def test_names_pick_the_most_specific_family() -> None:
@@ -121,3 +204,110 @@ def test_silent_on_the_real_repos_own_claims_except_reflection() -> None:
     # Reflection's card claims Llama 3.1; its config is Llama 3's (8,192 positions, no
     # llama3 rope scaling), as the issue found by hand.
     assert fired == {"mattshumer__Reflection-Llama-3.1-70B": [("README.md", 3)]}
+
+
+def _audit_dir(tmp_path: Path, card: str, cfg: dict):
+    (tmp_path / "README.md").write_text(card)
+    (tmp_path / "config.json").write_text(json.dumps(cfg, indent=2))
+    report = audit(AuditRequest(target=str(tmp_path), code_discovery=False), Policy())
+    return [f for f in report.findings if f.rule_id == "DRV009"], report
+
+
+def test_a_parent_of_an_unknown_family_named_too_small(tmp_path: Path) -> None:
+    """A 7B parent (no fingerprinted family) named for an 80-layer, 69B-parameter config."""
+    found, _ = _audit_dir(
+        tmp_path,
+        "---\nlicense: llama2\nbase_model: sprout-labs/Sprout-7B\n"
+        "base_model_relation: finetune\n---\n# Sprout-Large\n",
+        config("repo__lizpreciatior__lzlv_70b_fp16_hf"),
+    )
+    assert [(f.rule_id, f.severity, f.location.path, f.location.line) for f in found] == [
+        ("DRV009", "warning", "README.md", 3)
+    ]
+    assert found[0].message == (
+        "base sprout-labs/Sprout-7B is named a 7B model, but this config holds 68.98B "
+        "parameters (num_hidden_layers 80, hidden_size 8,192; counted from config.json), "
+        "9.9 times that size: no 7B parent has this shape"
+    )
+
+
+def test_a_stacked_merge_of_its_named_parents_is_not_reported(tmp_path: Path) -> None:
+    # a passthrough merge stacks 70B parents' layers into a bigger model: within 2.5 times
+    cfg = dict(config("repo__lizpreciatior__lzlv_70b_fp16_hf"), num_hidden_layers=137)
+    found, report = _audit_dir(
+        tmp_path,
+        "---\nlicense: llama2\nbase_model:\n- sprout-labs/Sprout-70b\n- other/Bramble-70b\n"
+        "base_model_relation: merge\n---\n# Sprout-Bramble-120b\n",
+        cfg,
+    )
+    assert found == []
+    assert {run.rule_id: run.outcome for run in report.checks}["DRV009"] == "pass"
+
+
+def test_name_or_path_naming_a_parent_that_cannot_have_the_shape(tmp_path: Path) -> None:
+    cfg = {"_name_or_path": "sprout-labs/Sprout-1.5B"}
+    cfg |= {
+        k: v
+        for k, v in config("repo__lizpreciatior__lzlv_70b_fp16_hf").items()
+        if k != "_name_or_path"
+    }
+    found, _ = _audit_dir(tmp_path, "---\nlicense: llama2\n---\n# Sprout-Large\n", cfg)
+    assert [(f.location.path, f.location.line) for f in found] == [("config.json", 2)]
+    assert "46.0 times that size: no 1.5B parent" in found[0].message
+
+
+def test_named_sizes_in_billions() -> None:
+    from cardaudit.extract.fingerprint import named_billions
+
+    assert named_billions("8x7b") == 56
+    assert named_billions("30b-a3b") == 30
+    assert named_billions("0.5b") == 0.5
+    assert named_billions("17b-16e") is None  # names the active parameters only
+
+
+def test_a_gemma_3_4b_parent_for_a_12b_config() -> None:
+    family = family_named("google/gemma-3-4b-it")
+    found = [c.text() for c in contradictions(config("google__gemma-3-12b-it"), family, "4b")]
+    assert found == [
+        "num_hidden_layers 48 (the family has 34)",
+        "hidden_size 3,840 (the family has 2,560)",
+        "num_attention_heads 16 (the family has 8)",
+        "num_key_value_heads 8 (the family has 4)",
+    ]
+
+
+def test_an_moe_merge_of_dense_parents_is_judged_per_token(tmp_path: Path) -> None:
+    # mergekit-moe: four 7B experts in a Mixtral-style config hold about 24B in total, but
+    # about 13B per token, within 2.5 times each parent
+    mixtral = config("mistralai__Mixtral-8x7B-v0.1") | {"num_local_experts": 4}
+    found, report = _audit_dir(
+        tmp_path,
+        "---\nlicense: apache-2.0\nbase_model:\n- sprout-labs/Sprout-7B\n- other/Bramble-7B\n"
+        "base_model_relation: merge\n---\n# Sprout-Bramble-4x7B\n",
+        mixtral,
+    )
+    assert found == []
+    assert {run.rule_id: run.outcome for run in report.checks}["DRV009"] == "pass"
+    # a 1.5B parent cannot be such an expert: 12.88B per token is 8.6 times its size
+    found, _ = _audit_dir(
+        tmp_path,
+        "---\nlicense: apache-2.0\nbase_model: sprout-labs/Sprout-1.5B\n---\n# A MoE\n",
+        mixtral,
+    )
+    assert [(f.location.path, f.location.line) for f in found] == [("README.md", 3)]
+    assert "active per token" in found[0].message
+
+
+def test_a_base_named_in_the_card_and_name_or_path_is_one_finding(tmp_path: Path) -> None:
+    cfg = {"_name_or_path": "sprout-labs/Sprout-7B"}
+    cfg |= {
+        k: v
+        for k, v in config("repo__lizpreciatior__lzlv_70b_fp16_hf").items()
+        if k != "_name_or_path"
+    }
+    found, _ = _audit_dir(
+        tmp_path, "---\nlicense: llama2\nbase_model: sprout-labs/Sprout-7B\n---\n# Big\n", cfg
+    )
+    assert len(found) == 1
+    assert (found[0].location.path, found[0].location.line) == ("README.md", 3)
+    assert [(loc.path, loc.line) for loc in found[0].also] == [("config.json", 2)]

@@ -95,3 +95,77 @@ def test_stale_index() -> None:
 def test_card_only_fixtures_have_no_mem_findings(name: str) -> None:
     _report, findings = _findings(name)
     assert findings == []
+
+
+def _bin_repo(tmp_path, third_shard: int | None, total_size_delta: int = 0):
+    """fixtures/mem-bin-shards copied, with the absent third shard written (``third_shard``
+    bytes) and the index's total_size moved by ``total_size_delta``."""
+    import json
+    import shutil
+
+    from cardaudit.sources import AuditRequest
+    from scenarios import FIXTURES
+
+    model = tmp_path / "model"
+    shutil.copytree(FIXTURES / "mem-bin-shards" / "model", model)
+    if third_shard is not None:
+        (model / "pytorch_model-00003-of-00003.bin").write_bytes(bytes(third_shard))
+    index_path = model / "pytorch_model.bin.index.json"
+    index = json.loads(index_path.read_text())
+    index["metadata"]["total_size"] += total_size_delta
+    index_path.write_text(json.dumps(index, indent=2) + "\n")
+    report = audit(AuditRequest(target=str(model), code_discovery=False), Policy())
+    return report, [f for f in report.findings if f.rule_id.startswith("MEM")]
+
+
+#: The third shard's tensors (model.norm and lm_head, F16) and its pickle / zip overhead.
+THIRD_SHARD = (32 + 256 * 32) * 2 + 1024 + 2 * 320
+
+
+def test_bin_index_missing_shard() -> None:
+    """fixtures/mem-bin-shards: the .bin index lists three shards, the repo has two."""
+    report, findings = _findings("mem-bin-shards")
+    assert [_where(f) for f in findings] == [("MEM008", "error", "pytorch_model.bin.index.json", 6)]
+    assert findings[0].message == (
+        "shard pytorch_model-00003-of-00003.bin is listed in pytorch_model.bin.index.json "
+        "(2 tensors) but is not in the repo: the model cannot be loaded"
+    )
+    notes = {run.rule_id: run.note for run in report.checks}
+    assert notes["MEM007"] == "some shards are missing (MEM008)"
+    params = report.facts.parameters
+    assert (params.source, params.total, params.by_dtype) == ("index", 53_536, {"F16": 53_536})
+    assert report.facts.memory.weight_bytes == 107_072  # total_size, to the byte
+
+
+def test_bin_index_complete_is_clean(tmp_path) -> None:
+    report, findings = _bin_repo(tmp_path, THIRD_SHARD)
+    assert findings == []
+    outcomes = {run.rule_id: run.outcome for run in report.checks}
+    assert outcomes["MEM007"] == outcomes["MEM008"] == "pass"
+
+
+def test_bin_index_total_size_beyond_the_shards(tmp_path) -> None:
+    # the index claims 40,000 bytes more than the three shards can hold
+    _report, findings = _bin_repo(tmp_path, THIRD_SHARD, total_size_delta=40_000)
+    assert [_where(f) for f in findings] == [
+        ("MEM007", "warning", "pytorch_model.bin.index.json", 3)
+    ]
+    stored = 60_608 + 43_904 + THIRD_SHARD
+    assert findings[0].message == (
+        "pytorch_model.bin.index.json says total_size 147,072 bytes (0.147 MB); the 3 .bin "
+        f"shard(s) it lists are {stored:,} bytes in all, {147_072 - stored:,} bytes fewer "
+        "than the tensors alone (a stale index or truncated shards)"
+    )
+
+
+def test_bin_index_shards_far_larger_than_the_index(tmp_path) -> None:
+    # the shards hold 507,072 bytes more than the index's tensors: more than the pickles and
+    # zip records of 39 tensors in 3 shards can take (on a real model, where tensors are
+    # gigabytes, an F32 re-save under an F16 index is far beyond that bound)
+    _report, findings = _bin_repo(tmp_path, THIRD_SHARD + 107_072 + 400_000)
+    assert [_where(f) for f in findings] == [
+        ("MEM007", "warning", "pytorch_model.bin.index.json", 3)
+    ]
+    assert "beyond what the pickles and zip records of 39 tensors take (at most 356,352)" in (
+        findings[0].message
+    )

@@ -197,3 +197,26 @@ def test_a_bin_index_is_json_evidence_like_the_safetensors_index() -> None:
         ("MEM003", "warning", "README.md", 10)
     ]
     assert "13.5 GB" in mem[0].message and "in F16" not in mem[0].message
+
+
+def test_an_index_total_size_keeps_the_config_dtype_of_the_same_width() -> None:
+    """total_size gives the width only: an F16 config's 2-byte total stays F16 (not BF16)."""
+    from cardaudit.extract.index_count import from_index
+
+    config = {
+        "model_type": "llama",
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "vocab_size": 256,
+        "tie_word_embeddings": False,
+        "torch_dtype": "float16",
+    }
+    index = {"metadata": {"total_size": 107_072}, "weight_map": {}}
+    facts = from_index(index, config, "pytorch_model.bin.index.json")
+    assert facts.by_dtype == {"F16": 53_536}
+    assert facts.details["dtype_inferred"] == "F16" and "config_dtype" not in facts.details
+    float32 = from_index({"metadata": {"total_size": 214_144}}, config)
+    assert float32.by_dtype == {"F32": 53_536} and float32.details["config_dtype"] == "F16"

@@ -15,6 +15,7 @@ from cardaudit.extract.derivation import (
 from cardaudit.extract.lineage import (
     ADAPTER,
     CONFIG,
+    MERGEKIT,
     METADATA,
     PROSE,
     adapter_config,
@@ -257,6 +258,38 @@ def _excerpt(evidence: Evidence, location: Location) -> str | None:
 
 @check("DRV009")
 def base_fingerprint(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
+    config = evidence.config
+    if not isinstance(config, dict):
+        raise NotApplicable("no config.json")
+    from cardaudit.extract.fingerprint import family_named, size_named
+
+    with_files = {pair.ref.id for pair in pair_bases(evidence) if pair.ref and pair.evidence}
+    claims = [
+        ref
+        for ref in _claims(evidence, facts)
+        if ref.source in (METADATA, ADAPTER, MERGEKIT, CONFIG) and ref.id not in with_files
+    ]
+    checkable = [ref for ref in claims if family_named(ref.id) or size_named(ref.id)]
+    if not checkable:
+        raise NotApplicable("no claimed base without files names a fingerprinted family or a size")
+    places: dict[str, list] = {}
+    for ref in checkable:  # one base named in several places is one finding
+        places.setdefault(ref.id.lower(), []).append(ref)
+    for first, *others in places.values():
+        message = _fingerprint_message(config, first.id, rule) or _size_message(
+            config, first.id, rule
+        )
+        if message:
+            also = tuple(ref.location for ref in others if ref.location != first.location)
+            yield Hit(message, first.location, _excerpt(evidence, first.location), also=also)
+
+
+SHAPE_FIELDS = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads")
+
+
+def _fingerprint_message(config: dict, base: str, rule: Rule) -> str | None:
+    """The contradiction between ``config`` and the fingerprint of the family ``base``
+    names (at the size it names, when the family has it), if any."""
     from cardaudit.extract.fingerprint import (
         contradictions,
         family_named,
@@ -264,53 +297,73 @@ def base_fingerprint(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[H
         size_named,
     )
 
-    config = evidence.config
-    if not isinstance(config, dict):
-        raise NotApplicable("no config.json")
-    with_files = {pair.ref.id for pair in pair_bases(evidence) if pair.ref and pair.evidence}
-    claims = [
-        ref
-        for ref in _claims(evidence, facts)
-        if ref.source in (METADATA, ADAPTER, "mergekit_config") and ref.id not in with_files
-    ]
-    named = [(ref, family_named(ref.id)) for ref in claims]
-    named = [(ref, family) for ref, family in named if family is not None]
-    if not named:
-        raise NotApplicable("no claimed base without files names a fingerprinted family")
+    family = family_named(base)
+    if family is None:
+        return None
+    size = size_named(base)
+    size = size if size in family.sizes else None
+    broken = contradictions(config, family, size)
+    if not broken or any(c.field == "model_type" for c in broken):
+        return None  # another architecture altogether is DRV003's finding, not a second one
     limit = int(rule.param("max_listed", 6))
-    seen: set[tuple[str, str]] = set()
-    for ref, family in named:
-        if (ref.id, family.id) in seen:
-            continue
-        seen.add((ref.id, family.id))
-        size = size_named(ref.id)
-        size = size if size in family.sizes else None
-        broken = contradictions(config, family, size)
-        if not broken or any(c.field == "model_type" for c in broken):
-            continue  # another architecture altogether is DRV003's finding, not a second one
-        listing = "; ".join(c.text() for c in broken[:limit])
-        more = f" (and {len(broken) - limit} more)" if len(broken) > limit else ""
-        other = matching_family(config, exclude=family.id)
-        shape_only = all(
-            c.field
-            in ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads")
-            for c in broken
+    listing = "; ".join(c.text() for c in broken[:limit])
+    more = f" (and {len(broken) - limit} more)" if len(broken) > limit else ""
+    if all(c.field in SHAPE_FIELDS for c in broken):
+        fits = [
+            s
+            for s, shape in family.sizes.items()
+            if all(config.get(k) == v for k, v in shape.items())
+        ]
+        hint = f"; it has the shape of {family.name} {fits[0].upper()}" if fits else ""
+        return (
+            f"base {base} is a {family.name} {size.upper() if size else ''} model, which "
+            f"cannot have this config's shape: {listing}{more}{hint}"
         )
-        if shape_only:
-            fits = [
-                s
-                for s, shape in family.sizes.items()
-                if all(config.get(k) == v for k, v in shape.items())
-            ]
-            hint = f"; it has the shape of {family.name} {fits[0].upper()}" if fits else ""
-            message = (
-                f"base {ref.id} is a {family.name} {size.upper() if size else ''} model, which "
-                f"cannot have this config's shape: {listing}{more}{hint}"
-            )
-        else:
-            hint = f"; the config matches {other[0].name} {other[1].upper()}" if other else ""
-            message = (
-                f"config.json does not have the fingerprint of {family.name}, the family of the "
-                f"claimed base {ref.id}: {listing}{more}{hint}"
-            )
-        yield Hit(message, ref.location, _excerpt(evidence, ref.location))
+    other = matching_family(config, exclude=family.id)
+    hint = f"; the config matches {other[0].name} {other[1].upper()}" if other else ""
+    return (
+        f"config.json does not have the fingerprint of {family.name}, the family of the "
+        f"claimed base {base}: {listing}{more}{hint}"
+    )
+
+
+def _size_message(config: dict, base: str, rule: Rule) -> str | None:
+    """A parent whose name states a size ("7B", "8x7B") this config's parameter count
+    cannot come from, when its family's fingerprint has no such size to compare shapes
+    with. Merges may stack a parent's layers (a 120B frankenmerge of 70B parents), so only a
+    count beyond ``size_ratio`` times the named size (per token, for an MoE), or a total
+    below its inverse, is reported."""
+    from cardaudit.extract.config_count import count_from_config, text_config
+    from cardaudit.extract.fingerprint import family_named, named_billions, size_named
+
+    size = size_named(base)
+    family = family_named(base)
+    named = named_billions(size) if size else None
+    if named is None or (family is not None and size in family.sizes):
+        return None  # no size to compare, or the family's shapes were compared already
+    count = count_from_config(config)
+    if count is None or not count.total:
+        return None
+    limit = float(rule.param("size_ratio", 2.5))
+    # An MoE built from dense parents (mergekit-moe: "4x7B" experts of a 7B) holds several
+    # parents' worth in total but about one to two per token: too big is judged by the
+    # parameters active per token, too small by the total.
+    largest = count.active or count.total
+    if count.total < named * 1e9 / limit:
+        ratio, held = count.total / (named * 1e9), f"{count.total / 1e9:,.2f}B parameters"
+    elif largest > named * 1e9 * limit:
+        ratio = largest / (named * 1e9)
+        held = f"{count.total / 1e9:,.2f}B parameters" + (
+            f", {largest / 1e9:,.2f}B active per token" if count.active else ""
+        )
+    else:
+        return None
+    cfg = text_config(config)
+    shape = ", ".join(
+        f"{key} {cfg[key]:,}" for key in SHAPE_FIELDS[:2] if isinstance(cfg.get(key), int)
+    )
+    return (
+        f"base {base} is named a {size.upper()} model, but this config holds "
+        f"{held} ({shape}; counted from config.json), "
+        f"{ratio:,.1f} times that size: no {size.upper()} parent has this shape"
+    )

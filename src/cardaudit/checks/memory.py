@@ -8,6 +8,11 @@ from itertools import groupby
 from math import prod
 from typing import Any
 
+from cardaudit.checks.bin_index import (
+    SAFETENSORS_INDEX,
+    bin_index_hits,
+    weight_indexes,
+)
 from cardaudit.checks.registry import NotApplicable, check
 from cardaudit.extract.config_count import text_config
 from cardaudit.extract.parameters import index_total_size, index_weight_map
@@ -284,64 +289,103 @@ def _config_line(evidence: Evidence, keys: tuple[str, ...]) -> int | None:
 
 @check("MEM007")
 def index_total_size_matches(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    total_size = index_total_size(evidence.safetensors_index)
+    reasons: list[str] = []
+    checked = False
+    for name, index in weight_indexes(evidence):
+        check_index = _safetensors_index_hits if name == SAFETENSORS_INDEX else bin_index_hits
+        outcome = check_index(evidence, index, rule)
+        if isinstance(outcome, str):
+            reasons.append(f"{name}: {outcome}" if len(weight_indexes(evidence)) > 1 else outcome)
+            continue
+        checked = True
+        yield from outcome
+    if not checked:
+        raise NotApplicable("; ".join(reasons) or "no index total_size or no readable headers")
+
+
+def _safetensors_index_hits(
+    evidence: Evidence, index: Mapping[str, Any], rule: Rule
+) -> list[Hit] | str:
+    """total_size and weight_map against the shard headers, or why they cannot be."""
+    total_size = index_total_size(index)
     headers = [h for h in evidence.safetensors if not h.error]
     if total_size is None or not headers:
-        raise NotApplicable("no index total_size or no readable headers")
-    weight_map = index_weight_map(evidence.safetensors_index)
+        return "no index total_size or no readable headers"
+    weight_map = index_weight_map(index)
     shards = set(weight_map.values())
     covered = [h for h in headers if h.path.rsplit("/", 1)[-1] in shards or h.path in shards]
     if shards and {h.path.rsplit("/", 1)[-1] for h in covered} != {
         s.rsplit("/", 1)[-1] for s in shards
     }:
-        raise NotApplicable("some shards are missing (MEM008)")
+        return "some shards are missing (MEM008)"
     data = sum(
         prod(t.shape) * DTYPE_BYTES.get(t.dtype, 0) for h in covered or headers for t in h.tensors
     )
+    hits = []
     tolerance = rule.param("tolerance_bytes", 0)
     if abs(data - total_size) > tolerance:
-        yield Hit(
-            f"model.safetensors.index.json says total_size {total_size:,} bytes; the shard "
-            f"headers describe {int(data):,} bytes ({_gb(data)}); difference "
-            f"{int(data - total_size):+,} bytes",
-            Location("model.safetensors.index.json", _index_line(evidence)),
-            f"total_size: {total_size}",
+        hits.append(
+            Hit(
+                f"{SAFETENSORS_INDEX} says total_size {total_size:,} bytes; the shard "
+                f"headers describe {int(data):,} bytes ({_gb(data)}); difference "
+                f"{int(data - total_size):+,} bytes",
+                Location(SAFETENSORS_INDEX, _index_line(evidence, SAFETENSORS_INDEX)),
+                f"total_size: {total_size}",
+            )
         )
     names = {t.name for h in covered for t in h.tensors}
     missing = sorted(set(weight_map) - names)
     if missing:
-        yield Hit(
-            f"{len(missing)} tensor(s) listed in the index are in no shard header "
-            f"(first: {missing[0]})",
-            Location("model.safetensors.index.json", _index_line(evidence, missing[0])),
-            missing[0],
+        hits.append(
+            Hit(
+                f"{len(missing)} tensor(s) listed in the index are in no shard header "
+                f"(first: {missing[0]})",
+                Location(SAFETENSORS_INDEX, _index_line(evidence, SAFETENSORS_INDEX, missing[0])),
+                missing[0],
+            )
         )
+    return hits
 
 
-def _index_line(evidence: Evidence, key: str = "total_size") -> int | None:
-    text = evidence.repo.text("model.safetensors.index.json")
+def _index_line(evidence: Evidence, path: str, key: str = "total_size") -> int | None:
+    text = evidence.repo.text(path)
     return text.find_text(f'"{key}"') if text else None
 
 
 @check("MEM008")
 def index_shards_present(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    weight_map = index_weight_map(evidence.safetensors_index)
-    if not weight_map:
-        raise NotApplicable("no safetensors index")
+    indexes = [(name, index_weight_map(index)) for name, index in weight_indexes(evidence)]
+    indexes = [(name, weight_map) for name, weight_map in indexes if weight_map]
+    if not indexes:
+        raise NotApplicable("no weight index (safetensors or .bin) with a weight_map")
     present = {entry.path for entry in evidence.repo.files}
-    shards = sorted(set(weight_map.values()))
-    missing = [shard for shard in shards if shard not in present]
-    if len(missing) == len(shards):
+    checked = False
+    for name, weight_map in indexes:
+        shards = sorted(set(weight_map.values()))
+        missing = [shard for shard in shards if shard not in present]
+        if len(missing) == len(shards):
+            continue  # an index-only copy of the repo: nothing to say about its shards
+        checked = True
+        yield from _missing_shards(evidence, name, weight_map, shards, missing, rule)
+    if not checked:
         raise NotApplicable("no shard is present: an index-only copy of the repo")
-    text = evidence.repo.text("model.safetensors.index.json")
+
+
+def _missing_shards(
+    evidence: Evidence,
+    name: str,
+    weight_map: Mapping[str, str],
+    shards: list[str],
+    missing: list[str],
+    rule: Rule,
+) -> Iterator[Hit]:
+    text = evidence.repo.text(name)
     limit = rule.param("max_listed", 5)
     if len(missing) > limit:
         yield Hit(
-            f"{len(missing)} of {len(shards)} shards listed in model.safetensors.index.json "
+            f"{len(missing)} of {len(shards)} shards listed in {name} "
             f"are not in the repo (first: {missing[0]}): the model cannot be loaded",
-            Location(
-                "model.safetensors.index.json", text.find_text(f'"{missing[0]}"') if text else None
-            ),
+            Location(name, text.find_text(f'"{missing[0]}"') if text else None),
             ", ".join(missing[:limit]) + ", …",
         )
         return
@@ -349,9 +393,9 @@ def index_shards_present(evidence: Evidence, facts: Facts, rule: Rule) -> Iterat
         tensors = sum(1 for v in weight_map.values() if v == shard)
         line = text.find_text(f'"{shard}"') if text else None
         yield Hit(
-            f"shard {shard} is listed in model.safetensors.index.json ({tensors} tensors) but "
+            f"shard {shard} is listed in {name} ({tensors} tensors) but "
             "is not in the repo: the model cannot be loaded",
-            Location("model.safetensors.index.json", line),
+            Location(name, line),
             shard,
         )
 

@@ -417,11 +417,33 @@ def _row_label(body: str, position: int) -> str | None:
     if first_end == -1 or position < first_end:
         return None
     return cells[0]
+@cache
+def _cjk_context() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The context figure of a CJK card, after or before its word (no word boundaries in
+    CJK text: "上下文长度 32K", "支持128K上下文"); the words are data (rules/tables/prose.yaml)."""
+    from cardaudit.rules import load_table
+
+    words = f"(?:{load_table('prose')['context_words_cjk']})"
+    number = (
+        r"(?<![\d.,])(?P<num>\d{1,3}(?:,\d{3})++|\d++(?:\.\d++)?\s?[KkM](?![A-Za-z])"
+        r"|\d{3,8}(?!\d))"
+    )
+    after = re.compile(
+        words
+        + r"(?:[ \t]|[:：|=为是达至はが]|는|은|可达|高达|最大|最高|最多|支持|up\s+to)*+"
+        + APPROX
+        + number
+    )
+    before = re.compile(
+        APPROX + number + r"[ \t]*+(?:tokens?|个\s*token|トークン)?+[ \t]*+的?+[ \t]*+" + words
+    )
+    return after, before
 
 
 def _context_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
     seen: set[int] = set()
-    for regex in (CONTEXT_LEAD, CONTEXT_TOKENS):
+    cjk = _cjk_context()
+    for regex in (CONTEXT_LEAD, CONTEXT_TOKENS, *cjk):
         for match in regex.finditer(body):
             start = match.start("num")
             if start in seen:
@@ -429,7 +451,7 @@ def _context_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
             line_start = body.rfind("\n", 0, start) + 1
             line_end = body.find("\n", start)
             line_text = body[line_start : line_end if line_end != -1 else len(body)]
-            if not CONTEXT_WORD.search(line_text):
+            if regex not in cjk and not CONTEXT_WORD.search(line_text):
                 continue
             tokens = _tokens(match.group("num"))
             if tokens is None or tokens < 512:

@@ -80,6 +80,16 @@ def size_named(model_id: str) -> str | None:
     return found[-1] if found else None
 
 
+def named_billions(size: str) -> float | None:
+    """The total a stated size names, in billions ("8x7b" is 56, "30b-a3b" 30), or None for
+    a size that states active parameters only ("17b-16e")."""
+    experts = re.fullmatch(r"(\d+)x(\d+)b", size)
+    if experts:
+        return float(experts.group(1)) * float(experts.group(2))
+    plain = re.fullmatch(r"(\d+(?:\.\d+)?)b(?:-a\d+(?:\.\d+)?b)?", size)
+    return float(plain.group(1)) if plain and float(plain.group(1)) > 0 else None
+
+
 def config_fields(config: Mapping[str, Any]) -> dict[str, Any]:
     """The fingerprint fields of ``config`` (its language model's, for a multimodal one)."""
     cfg = text_config(config)

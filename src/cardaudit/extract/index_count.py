@@ -66,9 +66,9 @@ def from_index(
     duplicate = 0
     if quant.method is None and count is not None:
         twice = _tied_head_stored_twice(config, count, weight_map)
-        inferred = _infer_dtype(total_size, count, details["has_mtp_tensors"])
+        inferred = _infer_dtype(total_size, count, details["has_mtp_tensors"], declared)
         if inferred is None and twice:
-            inferred = _infer_dtype(total_size, count, details["has_mtp_tensors"], twice)
+            inferred = _infer_dtype(total_size, count, details["has_mtp_tensors"], declared, twice)
             if inferred is not None:
                 duplicate = twice
                 details["tied_head_stored_twice"] = twice
@@ -112,13 +112,22 @@ def _tied_head_stored_twice(
     return untied.components.get("lm_head", 0) if untied is not None else 0
 
 
-def _infer_dtype(total_size: int, count: ConfigCount, with_mtp: bool, extra: int = 0) -> str | None:
+def _infer_dtype(
+    total_size: int,
+    count: ConfigCount,
+    with_mtp: bool,
+    declared: str | None = None,
+    extra: int = 0,
+) -> str | None:
     """The dtype whose width turns total_size into the config count (within 1%), if any;
-    ``extra`` elements are stored beside the parameters (a tied head listed twice)."""
+    ``extra`` elements are stored beside the parameters (a tied head listed twice).
+
+    The width is all total_size tells: when the config's own dtype has that width (F16 and
+    BF16 are both 2 bytes) it is the one named, not another of the same width."""
     expected = (count.total_with_mtp if with_mtp else count.total) + extra
     if not expected:
         return None
     for name, width in _WIDTHS.items():
         if abs(total_size / width - expected) <= 0.01 * expected:
-            return name
+            return declared if declared and DTYPE_BYTES.get(declared) == width else name
     return None

@@ -64,19 +64,42 @@ def _quantized_cache(config: Mapping[str, Any]) -> str | None:
     if not isinstance(quant, Mapping):
         quant = cfg.get("quantization_config")
     quant = quant if isinstance(quant, Mapping) else {}
+    named = str(quant.get(QUANT_SOURCE) or "quantization_config")
     scheme = quant.get("kv_cache_scheme")
     if isinstance(scheme, Mapping) and scheme.get("num_bits") == 8:
         kind = str(scheme.get("type") or "float")
-        return f"quantization_config.kv_cache_scheme ({kind}, 8 bits)"
+        return f"{named}.kv_cache_scheme ({kind}, 8 bits)"
     algo = quant.get("kv_cache_quant_algo")
     if isinstance(algo, str) and algo.upper().startswith("FP8"):
-        return f"quantization_config.kv_cache_quant_algo {algo}"
-    for source, where in ((cfg, "config"), (quant, "quantization_config")):
+        return f"{named}.kv_cache_quant_algo {algo}"
+    for source, where in ((cfg, "config"), (quant, named)):
         for key in ("kv_cache_dtype", "cache_dtype"):
             value = source.get(key)
             if isinstance(value, str) and "fp8" in value.lower().replace("float8", "fp8"):
                 return f"{where}.{key} {value}"
     return None
+
+
+#: Key marking a quantization_config that came from another file (hf_quant_config.json).
+QUANT_SOURCE = "_read_from"
+MODELOPT_FILE = "hf_quant_config.json"
+
+
+def serving_config(evidence: Evidence) -> Mapping[str, Any] | None:
+    """config.json as the KV cache is sized from: when it has no quantization_config and the
+    repo ships ModelOpt's ``hf_quant_config.json``, that file's ``quantization`` section
+    (where ModelOpt exports say ``kv_cache_quant_algo: FP8``) stands in for it."""
+    config = evidence.config if isinstance(evidence.config, Mapping) else None
+    if config is None or isinstance(text_config(config).get("quantization_config"), Mapping):
+        return config
+    if isinstance(config.get("quantization_config"), Mapping):
+        return config
+    modelopt = evidence.json_file(MODELOPT_FILE)
+    section = modelopt.get("quantization") if isinstance(modelopt, Mapping) else None
+    if not isinstance(section, Mapping):
+        return config
+    quant = {"quant_method": "modelopt", **section, QUANT_SOURCE: f"{MODELOPT_FILE} quantization"}
+    return {**config, "quantization_config": quant}
 
 
 def cache_dtype(config: Mapping[str, Any], requested: str | None = None) -> tuple[str, str]:
@@ -203,6 +226,8 @@ def max_context(config: Mapping[str, Any]) -> dict[str, Any]:
     scaling = cfg.get("rope_scaling")
     if not isinstance(scaling, Mapping):
         params = cfg.get("rope_parameters")
+        if isinstance(params, Mapping) and isinstance(params.get("full_attention"), Mapping):
+            params = params["full_attention"]  # per layer type: the full-attention layers'
         scaling = params if isinstance(params, Mapping) and params.get("factor") else None
     effective = max_pos
     if isinstance(scaling, Mapping):
@@ -338,7 +363,8 @@ def memory_facts(
         }
         details["what_if_note"] = "weights only; INT4 without group-scale overhead"
     config = evidence.config if isinstance(evidence.config, Mapping) else None
-    kv = kv_cache(config, kv_dtype) if config else None
+    served = serving_config(evidence)
+    kv = kv_cache(served, kv_dtype) if served else None
     context = max_context(config) if config else {}
     length = stated_context or context.get("effective")
     if context:

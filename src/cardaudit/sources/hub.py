@@ -62,6 +62,7 @@ WANTED_NAMES = {
     "quantization_config.json",
     "quant_config.json",
     "quantize_config.json",
+    "hf_quant_config.json",
     "mergekit_config.yml",
     "mergekit_config.yaml",
     "params.json",
