@@ -33,6 +33,33 @@ def cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("cardaudit"))
 
 
+def installed_identity(module: str) -> str:
+    """What identifies the installed build of top-level package ``module`` for a cache key:
+    the name, size and modification time of each file in its folder (a reinstall or an
+    upgrade changes them), without importing it or ``importlib.metadata`` (whose import,
+    email and zip parsers included, costs a tenth of a warm audit); ``"none"`` when absent."""
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec(module)
+    except (ImportError, ValueError):
+        return "none"
+    if spec is None or not spec.origin:
+        return "none"
+    folders = list(spec.submodule_search_locations or ()) or [os.path.dirname(spec.origin)]
+    parts = []
+    for folder in folders:
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_file():
+                        stat = entry.stat()
+                        parts.append(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns}")
+        except OSError:
+            continue
+    return f"{spec.origin}|" + ",".join(sorted(parts))
+
+
 def enabled() -> bool:
     return os.environ.get(OFF_VAR, "").strip().lower() not in ("1", "true", "yes")
 
