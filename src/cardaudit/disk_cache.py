@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +83,8 @@ def write(namespace: str, key: str, value: Any) -> None:
     """Store ``value`` (JSON) under ``namespace/key``; failures are ignored."""
     if not enabled():
         return
+    import tempfile  # only a write needs it
+
     path = _entry(namespace, key)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
