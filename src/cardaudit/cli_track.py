@@ -101,9 +101,13 @@ def audit_recorded(
     evidence: Evidence, policy: Policy, db: str | None, options: FactOptions | None = None
 ) -> Report:
     """``cardaudit audit --record``: audit against the previous stored audit, then store."""
+    from cardaudit.store.sqlite_record import SqliteRecorder
     from cardaudit.tracking import record_evidence
 
-    with _open(db, announce=False) as store:  # the line below names the store
+    # an existing SQLite store at the current schema is written without SQLAlchemy
+    recorder = SqliteRecorder.open(db)
+    opened = recorder if recorder is not None else _open(db, announce=False)
+    with opened as store:  # the line below names the store
         recorded = record_evidence(store, evidence, policy, options=options)
         previous = f" (previous: #{recorded.previous_id})" if recorded.previous_id else ""
         typer.echo(
