@@ -394,6 +394,9 @@ _register_serve(app)
 
 def main() -> None:
     """Console-script entry point; an unexpected crash is one line unless CARDAUDIT_DEBUG is set."""
+    from cardaudit import regex_cache
+
+    regex_cache.install()  # patterns compiled by earlier runs (this process only)
     try:
         app()
     except Exception as exc:  # a bug: say so plainly instead of dumping a traceback

@@ -83,15 +83,26 @@ def write(namespace: str, key: str, value: Any) -> None:
     """Store ``value`` (JSON) under ``namespace/key``; failures are ignored."""
     if not enabled():
         return
+    try:
+        data = json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError):
+        return
+    write_bytes(_entry(namespace, key), data)
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically (a temporary file renamed into place);
+    failures are ignored."""
+    if not enabled():
+        return
     import tempfile  # only a write needs it
 
-    path = _entry(namespace, key)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(value, stream, ensure_ascii=False)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
             os.replace(temporary, path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
