@@ -10,7 +10,8 @@ string of digits. :class:`PlainCoercionCommand` gives each parameter a
 a plain number, an annotation it does not know) to typer's own adapter, so the result and
 every error message stay typer's. ``tests/test_cli_coercion.py`` compares both on each
 annotation the CLI uses. Hand-written because it is the point: typer offers no way to skip
-its adapters.
+its adapters. With a typer that has none (it converted through click types before 0.2x),
+the two classes are typer's own.
 """
 
 from __future__ import annotations
@@ -20,9 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from typer._coercion import RuntimeParam, build_runtime_param
-from typer._param_types import coerce_cli_path
-from typer.core import TyperCommand, TyperGroup, _TyperParameter
+from typer.core import TyperCommand, TyperGroup
+
+try:
+    from typer._coercion import RuntimeParam, build_runtime_param
+    from typer._param_types import coerce_cli_path
+    from typer.core import _TyperParameter
+
+    ADAPTERS = True
+except ImportError:  # no pydantic adapters to skip
+    RuntimeParam, _TyperParameter, ADAPTERS = object, (), False  # type: ignore[misc,assignment]
 
 _INTEGER = re.compile(r"-?[0-9]+")
 _DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
@@ -116,3 +124,8 @@ class PlainCoercionCommand(_PlainParams, TyperCommand):
 
 class PlainCoercionGroup(_PlainParams, TyperGroup):
     """A typer group (its own options: ``--version``, completion) likewise."""
+
+
+if not ADAPTERS:
+    PlainCoercionCommand = TyperCommand  # type: ignore[misc,assignment]
+    PlainCoercionGroup = TyperGroup  # type: ignore[misc,assignment]
