@@ -79,10 +79,36 @@ def test_entries_of_the_wrong_shape_are_compiled_afresh(tmp_path):
 
     _run(tmp_path)
     (path,) = _files(tmp_path)
-    body = marshal.dumps({(p, f): (1, b"\x00\x01", 0, {}, ()) for p, f in PATTERNS})
+    entries = {(p, f): (1, (1, b"\x00\x01", 0, {}, ())) for p, f in PATTERNS}
+    body = marshal.dumps({"run": 1, "entries": entries})
     path.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
     again = _run(tmp_path)
     assert again["equal"] and again["hits"] == len(PATTERNS)  # re-derived, all kept
+
+
+def test_patterns_no_recent_run_used_are_dropped(tmp_path):
+    import hashlib
+    import marshal
+
+    from cardaudit.regex_cache import KEEP_RUNS
+
+    _run(tmp_path)
+    (path,) = _files(tmp_path)
+    content = marshal.loads(path.read_bytes().partition(b"\n")[2])
+    assert content["run"] == 1 and len(content["entries"]) >= len(PATTERNS)
+    payload = next(iter(content["entries"].values()))[1]
+    content["entries"][("stale", 0)] = (1, payload)  # last used long ago
+    content["entries"][("recent", 0)] = (KEEP_RUNS, payload)
+    content["entries"][("new pattern", 0)] = (KEEP_RUNS, payload)  # keeps the run "new"
+    content["run"] = KEEP_RUNS
+    del content["entries"][(PATTERNS[0][0], PATTERNS[0][1])]  # this run compiles it anew
+    body = marshal.dumps(content)
+    path.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    _run(tmp_path)
+    saved = marshal.loads(path.read_bytes().partition(b"\n")[2])
+    assert saved["run"] == KEEP_RUNS + 1
+    assert ("stale", 0) not in saved["entries"] and ("recent", 0) in saved["entries"]
+    assert saved["entries"][(PATTERNS[0][0], PATTERNS[0][1])][0] == KEEP_RUNS + 1
 
 
 def test_the_cache_can_be_turned_off(tmp_path):

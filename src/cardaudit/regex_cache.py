@@ -8,10 +8,12 @@ every start. :func:`install` (called by the console entry point, never on import
 an earlier run compiled is rebuilt from its stored SRE code by ``_sre.compile``. What is
 stored is exactly what ``re`` built: a new pattern is compiled by ``re`` as always, rebuilt
 from the derived code, and kept only when the two compare equal (a ``Pattern`` compares
-its source, flags and code). The file holds the patterns of the last run (so it never
-grows past one run's), is keyed by the interpreter build and the SRE engine's magic number
-and code size, and starts with the SHA-256 of the rest: anything unreadable, damaged or
-foreign is ignored and rewritten — the cache can make a run faster, never different.
+its source, flags and code). The file keeps the patterns used in the last
+:data:`KEEP_RUNS` runs that compiled a new one (different commands need different
+patterns; one built from a set's iteration order is new in every run), is keyed by the
+interpreter build and the SRE engine's magic number and code size, and starts with the
+SHA-256 of the rest: anything unreadable, damaged or foreign is ignored and rewritten —
+the cache can make a run faster, never different.
 ``CARDAUDIT_NO_CACHE=1`` turns it off. It relies on CPython's ``re._parser``,
 ``re._compiler._code`` and ``_sre.compile`` (3.11 on); without them nothing is installed.
 Hand-written because it is the point: the standard library persists no compiled pattern
@@ -32,7 +34,9 @@ from cardaudit import disk_cache
 
 NAMESPACE = "regex"
 #: Bump when the entry layout changes.
-FORMAT = "1"
+FORMAT = "2"
+#: A pattern no run has used in this many saves is dropped.
+KEEP_RUNS = 20
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {"installed": False}
@@ -55,8 +59,9 @@ def _code_type() -> str:
     return next(kind for kind in "IL" if array(kind).itemsize == _sre.CODESIZE)
 
 
-def _load(path: Path) -> dict[tuple[str, int], tuple]:
-    """Stored entries by (pattern, flags), code as bytes; empty when absent or damaged.
+def _load(path: Path) -> tuple[int, dict[tuple[str, int], tuple]]:
+    """The save counter and the stored entries by (pattern, flags), each ``(run last used,
+    payload)`` with the code as bytes; nothing when absent or damaged.
 
     The digest is checked before ``marshal`` reads anything (marshal is for data this
     process wrote; a damaged file fails the digest). An entry of the wrong shape only
@@ -64,17 +69,20 @@ def _load(path: Path) -> dict[tuple[str, int], tuple]:
     try:
         data = path.read_bytes()
     except OSError:
-        return {}
+        return 0, {}
     digest, _, body = data.partition(b"\n")
     if digest != hashlib.sha256(body).hexdigest().encode():
-        return {}
+        return 0, {}
     try:
-        entries = marshal.loads(body)
+        content = marshal.loads(body)
     except (EOFError, ValueError, TypeError):
-        return {}
-    if not isinstance(entries, dict):
-        return {}
-    return entries
+        return 0, {}
+    if not isinstance(content, dict):
+        return 0, {}
+    run, entries = content.get("run"), content.get("entries")
+    if not isinstance(run, int) or not isinstance(entries, dict):
+        return 0, {}
+    return run, entries
 
 
 def _derived(pattern: str, flags: int) -> tuple:
@@ -129,7 +137,7 @@ def install() -> bool:
         if path is None or not hasattr(_compiler, "_code") or not hasattr(_sre, "compile"):
             return False
         original = _compiler.compile
-        stored = _load(path)
+        run, stored = _load(path)
         used: dict[tuple[str, int], tuple] = {}
         state = {"new": False}
 
@@ -140,11 +148,11 @@ def install() -> bool:
             found = stored.get(entry)
             if found is not None:
                 try:
-                    compiled = _sre.compile(p, *_arguments(found))
+                    compiled = _sre.compile(p, *_arguments(found[1]))
                 except Exception:  # an entry the engine refuses: compile afresh
                     stored.pop(entry, None)
                 else:
-                    used[entry] = found
+                    used[entry] = found[1]
                     return compiled
             compiled = original(p, flags)
             try:
@@ -157,17 +165,34 @@ def install() -> bool:
             return compiled
 
         _compiler.compile = compile_cached
-        _state.update(installed=True, path=path, used=used, state=state, original=original)
+        _state.update(
+            installed=True,
+            path=path,
+            run=run,
+            stored=stored,
+            used=used,
+            state=state,
+            original=original,
+        )
         atexit.register(save)
         return True
 
 
 def save() -> None:
-    """Keep the patterns this run compiled, when it compiled any the file did not hold."""
+    """Store the patterns this run used, when it compiled one the file did not hold, with
+    those earlier runs used in the last :data:`KEEP_RUNS` saves."""
     with _lock:
         if not _state.get("installed") or not _state["state"]["new"]:
             return
-        body = marshal.dumps(dict(_state["used"]))
+        run = _state["run"] + 1
+        kept = {
+            entry: found
+            for entry, found in _state["stored"].items()
+            if isinstance(found, tuple) and len(found) == 2 and found[0] > run - KEEP_RUNS
+        }
+        kept.update((entry, (run, payload)) for entry, payload in _state["used"].items())
+        body = marshal.dumps({"run": run, "entries": kept})
         digest = hashlib.sha256(body).hexdigest().encode()
         disk_cache.write_bytes(_state["path"], digest + b"\n" + body)
+        _state.update(run=run, stored=kept)
         _state["state"]["new"] = False
