@@ -111,6 +111,32 @@ def test_patterns_no_recent_run_used_are_dropped(tmp_path):
     assert saved["entries"][(PATTERNS[0][0], PATTERNS[0][1])][0] == KEEP_RUNS + 1
 
 
+def test_the_store_keeps_at_most_max_patterns_most_recent_first(tmp_path, monkeypatch):
+    import hashlib
+    import marshal
+
+    _run(tmp_path)
+    (path,) = _files(tmp_path)
+    content = marshal.loads(path.read_bytes().partition(b"\n")[2])
+    payload = next(iter(content["entries"].values()))[1]
+    content["entries"].update({(f"old {n}", 0): (1, payload) for n in range(50)})
+    del content["entries"][(PATTERNS[0][0], PATTERNS[0][1])]  # this run compiles it anew
+    body = marshal.dumps(content)
+    path.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    code = (
+        "import re, sys, json\nfrom cardaudit import regex_cache\n"
+        f"regex_cache.MAX_PATTERNS = {len(PATTERNS)}\nregex_cache.install()\n"
+        "[re.compile(p, f) for p, f in json.loads(sys.argv[1])]\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code, json.dumps(PATTERNS)],
+        env={"CARDAUDIT_CACHE": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        check=True,
+    )
+    saved = marshal.loads(path.read_bytes().partition(b"\n")[2])["entries"]
+    assert set(saved) == {(p, f) for p, f in PATTERNS}
+
+
 def test_the_cache_can_be_turned_off(tmp_path):
     assert _run(tmp_path, CARDAUDIT_NO_CACHE="1") == {"installed": False}
     assert _files(tmp_path) == []

@@ -37,6 +37,9 @@ NAMESPACE = "regex"
 FORMAT = "2"
 #: A pattern no run has used in this many saves is dropped.
 KEEP_RUNS = 20
+#: At most this many patterns are kept (a run that compiles more, such as a long
+#: ``track run`` building patterns from many cards' names, is not a start-up cost).
+MAX_PATTERNS = 4000
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {"installed": False}
@@ -191,6 +194,9 @@ def save() -> None:
             if isinstance(found, tuple) and len(found) == 2 and found[0] > run - KEEP_RUNS
         }
         kept.update((entry, (run, payload)) for entry, payload in _state["used"].items())
+        if len(kept) > MAX_PATTERNS:  # the most recently used first
+            order = sorted(kept, key=lambda entry: kept[entry][0], reverse=True)
+            kept = {entry: kept[entry] for entry in order[:MAX_PATTERNS]}
         body = marshal.dumps({"run": run, "entries": kept})
         digest = hashlib.sha256(body).hexdigest().encode()
         disk_cache.write_bytes(_state["path"], digest + b"\n" + body)
