@@ -5,7 +5,9 @@ Usage: PYTHONPATH=src python benchmarks/startup.py [RUNS]
 Each figure is the median over RUNS fresh interpreters (default 7). Heavy libraries
 (huggingface_hub, gitpython, askalono, licenseid, jsonschema…) must stay out of the import
 path of `--help`; the import of cardaudit.cli is also shown module by module (-X importtime)
-for the ten slowest imports.
+for the ten slowest imports, and the heavy libraries a warm audit of ``fixtures/clover``
+imports (it needs PyYAML for the card's front matter; pydantic, rich, SQLAlchemy and
+cyclonedx-python-lib only for a config table, a terminal, a store command or the tests).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 7
 ENV = {**os.environ, "NO_COLOR": "1"}
 
@@ -67,6 +71,21 @@ def main() -> None:
     ).stdout.split()
     eager = sorted({m.split(".")[0] for m in loaded} & set(heavy))
     print(f"heavy modules imported eagerly: {', '.join(eager) or 'none'}")
+    clover = ROOT / "fixtures" / "clover"
+    audit = [str(clover / "model"), "--code", str(clover / "code"), "--base", str(clover / "base")]
+    code = (
+        "import sys\nsys.argv = ['cardaudit', 'audit', *sys.argv[1:]]\n"
+        "from cardaudit.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sys.modules), file=sys.stderr)"
+    )
+    for _ in range(2):  # the second run is warm (identifications, catalogue, patterns)
+        result = subprocess.run(
+            [sys.executable, "-c", code, *audit], capture_output=True, text=True, env=ENV
+        )
+    modules = {m.split(".")[0] for m in result.stderr.split()} | set(result.stderr.split())
+    audit_heavy = (*heavy, "pydantic", "rich", "cyclonedx", "importlib.metadata", "yaml")
+    present = sorted(set(audit_heavy) & modules)
+    print(f"a warm audit of fixtures/clover imports: {', '.join(present) or 'none of them'}")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@ Rows (``--rows``, default all):
   audit; target ≤ +0.15 s.
 - ``store``: ``history`` and ``diff`` with 10, 1,000 and 10,000 stored audits of one model,
   against ``python -c "import typer, rich"``; target ≤ 0.5 s at 1,000 and flat.
+- ``card``: ``cardaudit audit -f json`` of a model whose card has 1,000, 5,000 and 50,000
+  lines (``benchmarks/card_length.py``'s varied block). The ratio is the CPU per line
+  beyond the 1,000-line audit, to that of the 5,000-line card (start-up cancels out; 1.00
+  is linear); target linear, 50,000 lines ≤ 5 s. Two interleaved rounds at most.
 - ``headers``: an audit of a 200,000-tensor, 100-shard repo (sparse files), against a bare
   interpreter that reads and ``json.loads`` the same headers; target ≤ 2 s.
 - ``formats``: ``-f cyclonedx`` against ``-f json`` on the clover audit; target ≤ 1.1×.
@@ -93,8 +97,8 @@ class Row:
     def add(self, label: str, args: Sequence[str], before: Callable[[], None] | None = None):
         self.commands.append((label, list(args), before))
 
-    def measure(self) -> dict[str, float]:
-        for _, args, before in self.commands:  # warm the OS file cache and .pyc files
+    def measure(self, warm_up: bool = True) -> dict[str, float]:
+        for _, args, before in self.commands if warm_up else ():  # OS file cache, .pyc files
             child_cpu(args, self.env, before)
         samples: dict[str, list[float]] = {label: [] for label, _, _ in self.commands}
         for _ in range(self.runs):
@@ -273,6 +277,35 @@ def row_store(runs: int, env: dict[str, str], tmp: Path) -> None:
         print(f"  {command}: {sizes[-1]:,} audits / {sizes[0]} audits = {flat:.2f}× (flat: ≈ 1)")
 
 
+def row_card(runs: int, env: dict[str, str], tmp: Path) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from card_length import card_text
+
+    lengths = (1_000, 5_000, 50_000)
+    print(
+        f"card length (ratio: CPU per line beyond the {lengths[0]:,}-line card, to that of the "
+        f"{lengths[1]:,}-line card; 1.00 is linear)"
+    )
+    cache = tmp / "card-cache"
+    row = Row(min(runs, 2), {**env, "CARDAUDIT_CACHE": str(cache)})
+    row.add("warm-up", [*CARDAUDIT, *CLOVER_AUDIT, "-f", "json"])  # .pyc files, tables
+    for lines in lengths:
+        folder = tmp / "cards" / str(lines)
+        folder.mkdir(parents=True)
+        (folder / "README.md").write_text(card_text(lines), encoding="utf-8")
+        row.add(str(lines), [*CARDAUDIT, "audit", str(folder), "-f", "json"])
+    got = row.measure(warm_up=False)
+    first = got[str(lengths[0])]
+    show(f"cardaudit audit, {lengths[0]:,}-line card", first)
+    # per-line cost beyond the first card, over that of the second: 1.00 is linear
+    unit = (got[str(lengths[1])] - first) / (lengths[1] - lengths[0])
+    for lines in lengths[1:]:
+        cpu = got[str(lines)]
+        marginal = (cpu - first) / (lines - lengths[0])
+        target = "linear (1.00); ≤ 5 s" if lines == lengths[-1] else ""
+        show(f"cardaudit audit, {lines:,}-line card", cpu, cpu / marginal * unit, target)
+
+
 HEADER_BASELINE = """
 import json, struct, sys, pathlib
 for path in sorted(pathlib.Path(sys.argv[1]).glob('*.safetensors')):
@@ -343,6 +376,7 @@ ROWS = {
     "audit": row_audit,
     "record": row_record,
     "store": row_store,
+    "card": row_card,
     "headers": row_headers,
     "formats": row_formats,
 }

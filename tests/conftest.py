@@ -26,6 +26,8 @@ os.environ.update(
         "COLUMNS": "120",
         # Upstream packages (transformers) are looked up only where a test puts them.
         "CARDAUDIT_UPSTREAM_PATH": _HOME,
+        # Never the user's cache, not even while tests are collected (each test gets its own).
+        "CARDAUDIT_CACHE": str(Path(_HOME) / "cardaudit-cache"),
     }
 )
 for _var in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "HF_ENDPOINT"):

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from cardaudit.cli_coercion import PlainCoercionCommand, PlainCoercionGroup
 from cardaudit.errors import AuditError
 
 EXAMPLES = """\
@@ -35,6 +36,7 @@ app = typer.Typer(
     add_completion=True,
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
+    cls=PlainCoercionGroup,
 )
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -123,7 +125,7 @@ def _write(path: Path, text: str) -> None:
         raise fail(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
-@app.command(epilog=EXAMPLES)
+@app.command(epilog=EXAMPLES, cls=PlainCoercionCommand)
 def audit(
     target: Annotated[
         str,
@@ -344,7 +346,7 @@ def audit(
     raise typer.Exit(EXIT_FINDINGS if policy.fails(report) else EXIT_CLEAN)
 
 
-@app.command()
+@app.command(cls=PlainCoercionCommand)
 def rules(
     rule_id: Annotated[str | None, typer.Argument(help="Explain one rule, e.g. LIC001.")] = None,
     output_format: Annotated[
@@ -392,6 +394,9 @@ _register_serve(app)
 
 def main() -> None:
     """Console-script entry point; an unexpected crash is one line unless CARDAUDIT_DEBUG is set."""
+    from cardaudit import regex_cache
+
+    regex_cache.install()  # patterns compiled by earlier runs (this process only)
     try:
         app()
     except Exception as exc:  # a bug: say so plainly instead of dumping a traceback

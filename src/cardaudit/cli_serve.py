@@ -77,4 +77,6 @@ def serve(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("serve")(serve)
+    from cardaudit.cli_coercion import PlainCoercionCommand
+
+    app.command("serve", cls=PlainCoercionCommand)(serve)

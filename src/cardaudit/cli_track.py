@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from cardaudit.cli_coercion import PlainCoercionCommand, PlainCoercionGroup
 from cardaudit.errors import AuditError, UsageError
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ track_app = typer.Typer(
     name="track",
     help="Keep a list of models to re-audit, and re-audit them all with `track run`.",
     no_args_is_help=True,
+    cls=PlainCoercionGroup,
 )
 
 DbOption = Annotated[
@@ -99,9 +101,13 @@ def audit_recorded(
     evidence: Evidence, policy: Policy, db: str | None, options: FactOptions | None = None
 ) -> Report:
     """``cardaudit audit --record``: audit against the previous stored audit, then store."""
+    from cardaudit.store.sqlite_record import SqliteRecorder
     from cardaudit.tracking import record_evidence
 
-    with _open(db, announce=False) as store:  # the line below names the store
+    # an existing SQLite store at the current schema is written without SQLAlchemy
+    recorder = SqliteRecorder.open(db)
+    opened = recorder if recorder is not None else _open(db, announce=False)
+    with opened as store:  # the line below names the store
         recorded = record_evidence(store, evidence, policy, options=options)
         previous = f" (previous: #{recorded.previous_id})" if recorded.previous_id else ""
         typer.echo(
@@ -113,7 +119,7 @@ def audit_recorded(
 # --------------------------------------------------------------------------- track
 
 
-@track_app.command("add")
+@track_app.command("add", cls=PlainCoercionCommand)
 def track_add(
     targets: Annotated[list[str], typer.Argument(help="Hub ids (org/name) or local paths.")],
     code: Annotated[str | None, typer.Option("--code", help="The models' code repo.")] = None,
@@ -131,7 +137,7 @@ def track_add(
         raise _fail(str(exc)) from exc
 
 
-@track_app.command("remove")
+@track_app.command("remove", cls=PlainCoercionCommand)
 def track_remove(
     targets: Annotated[list[str], typer.Argument(help="Tracked Hub ids or paths.")],
     db: DbOption = None,
@@ -155,7 +161,7 @@ def track_remove(
         raise _fail(f"not tracked: {', '.join(missing)}")
 
 
-@track_app.command("list")
+@track_app.command("list", cls=PlainCoercionCommand)
 def track_list(db: DbOption = None, output_format: FormatOption = "text") -> None:
     """List tracked models with their latest stored audit and open promises (from the
     promise ledger: count, and how long the oldest has been open)."""
@@ -233,7 +239,7 @@ def track_list(db: DbOption = None, output_format: FormatOption = "text") -> Non
     Console(width=_width(), no_color=not _color(), highlight=False).print(table)
 
 
-@track_app.command("run")
+@track_app.command("run", cls=PlainCoercionCommand)
 def track_run(
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, max=64, help="Audits at once.")] = 4,
     db: DbOption = None,
@@ -444,5 +450,5 @@ def diff(
 def register(app: typer.Typer) -> None:
     """Add the tracking commands to the main app."""
     app.add_typer(track_app, name="track")
-    app.command("history")(history)
-    app.command("diff")(diff)
+    app.command("history", cls=PlainCoercionCommand)(history)
+    app.command("diff", cls=PlainCoercionCommand)(diff)

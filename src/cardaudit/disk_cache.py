@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,33 @@ def cache_root() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("cardaudit"))
+
+
+def installed_identity(module: str) -> str:
+    """What identifies the installed build of top-level package ``module`` for a cache key:
+    the name, size and modification time of each file in its folder (a reinstall or an
+    upgrade changes them), without importing it or ``importlib.metadata`` (whose import,
+    email and zip parsers included, costs a tenth of a warm audit); ``"none"`` when absent."""
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec(module)
+    except (ImportError, ValueError):
+        return "none"
+    if spec is None or not spec.origin:
+        return "none"
+    folders = list(spec.submodule_search_locations or ()) or [os.path.dirname(spec.origin)]
+    parts = []
+    for folder in folders:
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_file():
+                        stat = entry.stat()
+                        parts.append(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns}")
+        except OSError:
+            continue
+    return f"{spec.origin}|" + ",".join(sorted(parts))
 
 
 def enabled() -> bool:
@@ -57,13 +83,26 @@ def write(namespace: str, key: str, value: Any) -> None:
     """Store ``value`` (JSON) under ``namespace/key``; failures are ignored."""
     if not enabled():
         return
-    path = _entry(namespace, key)
+    try:
+        data = json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError):
+        return
+    write_bytes(_entry(namespace, key), data)
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically (a temporary file renamed into place);
+    failures are ignored."""
+    if not enabled():
+        return
+    import tempfile  # only a write needs it
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(value, stream, ensure_ascii=False)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
             os.replace(temporary, path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)

@@ -69,6 +69,38 @@ def _load_yaml(path: Path) -> Any:
         raise RulesError(f"{path.name}{where}: invalid YAML: {problem}") from exc
 
 
+def _parser_id() -> str:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return f"pyyaml-{yaml.__version__}-{loader.__name__}"
+
+
+@cache
+def _catalogue() -> Mapping[str, Any]:
+    """Every catalogue file's parsed value by relative path, from the user cache when the
+    files are unchanged (:mod:`cardaudit.rules_cache`)."""
+    from cardaudit.rules_cache import parsed_catalogue
+
+    root = rules_dir()
+    files = sorted(root.glob("*.yaml")) + sorted((root / "tables").glob("*.yaml"))
+    return parsed_catalogue(files, root, _load_yaml, _parser_id())
+
+
+def _parsed(path: Path) -> Any:
+    """One catalogue file's value: from :func:`_catalogue`, else parsed now (which raises
+    its error)."""
+    try:
+        name = path.relative_to(rules_dir()).as_posix()
+    except ValueError:
+        return _load_yaml(path)
+    found = _catalogue().get(name, _ABSENT)
+    return _load_yaml(path) if found is _ABSENT else found
+
+
+_ABSENT = object()
+
+
 def _rule_from(data: Any, path: Path) -> Rule:
     if not isinstance(data, dict):
         raise RulesError(f"{path.name}: a rule file must hold a mapping")
@@ -98,7 +130,7 @@ def load_rules() -> Mapping[str, Rule]:
     rules: dict[str, Rule] = {}
     for path in sorted(rules_dir().glob("*.yaml")):
         if RULE_ID.match(path.stem):
-            rules[path.stem] = _rule_from(_load_yaml(path), path)
+            rules[path.stem] = _rule_from(_parsed(path), path)
     if not rules:
         raise RulesError("the rule catalogue is empty")
     return frozen_mapping(rules)
@@ -110,4 +142,4 @@ def load_table(name: str) -> Any:
     path = rules_dir() / "tables" / f"{name}.yaml"
     if not path.is_file():
         raise RulesError(f"data table {name!r} not found in {path.parent}")
-    return _load_yaml(path)
+    return _parsed(path)

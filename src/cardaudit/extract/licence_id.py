@@ -203,21 +203,19 @@ def _best(text: str) -> _Answer | None:
 @cache
 def _cache_namespace() -> str:
     """Cache entries are valid for this module's code, the bundled reference texts and the
-    engines' versions: a change to any of them starts a new namespace."""
+    engines' installed builds: a change to any of them starts a new namespace."""
     import hashlib
-    from importlib import metadata
     from pathlib import Path
+
+    from cardaudit import disk_cache
 
     digest = hashlib.sha256(Path(__file__).read_bytes())
     folder = resources.files("cardaudit.data") / "model_licences"
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
         if entry.is_file():
             digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
-    for distribution in ("pyaskalono", "licenseid"):
-        try:
-            digest.update(f"{distribution}={metadata.version(distribution)}".encode())
-        except metadata.PackageNotFoundError:
-            digest.update(f"{distribution}=none".encode())
+    for engine in ("askalono", "licenseid"):  # the installed builds, not importing them
+        digest.update(f"{engine}={disk_cache.installed_identity(engine)}".encode())
     return "licence-id-" + digest.hexdigest()[:20]
 
 

@@ -28,7 +28,7 @@ class Terms:
     @classmethod
     def of(cls, words: Sequence[str]) -> Terms:
         parts = []
-        for word in sorted({str(w) for w in words or ()}, key=len, reverse=True):
+        for word in sorted({str(w) for w in words or ()}, key=lambda w: (-len(w), w)):
             escaped = re.escape(word).replace(r"\ ", r"[\s_-]+")
             parts.append(escaped if CJK.search(word) else rf"(?<![\w-]){escaped}(?![\w-])")
         return cls(re.compile("|".join(parts), re.IGNORECASE) if parts else None)

@@ -1,19 +1,23 @@
 """CycloneDX 1.6 ML-BOM: the model as a ``machine-learning-model`` component.
 
-The BOM is built with cyclonedx-python-lib: the model component (declared licence, Hub
-purl, the audited text files as ``file`` sub-components with SHA-1/SHA-256 hashes), its base
-models as ``pedigree.ancestors`` and its code repo as a dependency. The library does not
-model ``modelCard`` yet, so that object (task, architecture, datasets, and the audit's facts
-as properties) is added to the serialised component. The complete document is checked with
-the library's strict 1.6 JSON validator in the tests (every fixture's BOM), not on every run:
-the validator's format checkers cost seconds to import. ``SOURCE_DATE_EPOCH`` makes it
-reproducible.
+The model component (declared licence, Hub purl, the audited text files as ``file``
+sub-components with SHA-1/SHA-256 hashes), its base models as ``pedigree.ancestors``, its
+code repo as a dependency, and the ``modelCard`` (task, architecture, datasets, and the
+audit's facts as properties). ``SOURCE_DATE_EPOCH`` makes it reproducible.
+
+Written as JSON directly, in the exact form cyclonedx-python-lib serialises the same BOM
+(its key order, its set orders, its licence normalisation): importing that library and
+running its serialiser cost a quarter of a whole audit, for a document this small. The
+library stays the reference: ``tests/cyclonedx_reference.py`` builds every fixture's BOM
+with it and ``tests/test_cyclonedx_reference.py`` requires the same document, and the
+tests validate every fixture's BOM with the library's strict 1.6 JSON validator.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 from typing import Any
 
@@ -24,6 +28,59 @@ from cardaudit.safe_text import safe_url, visible_values
 
 MODEL_REF = "model"
 CODE_REF = "code-repo"
+SCHEMA = "http://cyclonedx.org/schema/bom-1.6.schema.json"
+#: cyclonedx-python-lib's ``XsUri``: what it refuses, and what it escapes.
+_INVALID_URI = re.compile(r"%(?![0-9A-F]{2})|#.*#", re.IGNORECASE | re.MULTILINE)
+_URI_ESCAPES = str.maketrans(
+    {" ": "%20", '"': "%22", "'": "%27", "[": "%5B", "]": "%5D"}
+    | {"<": "%3C", ">": "%3E", "{": "%7B", "}": "%7D"}
+)
+
+
+def _uri(value: str) -> str:
+    if _INVALID_URI.search(value):
+        raise ValueError(f"Supplied value '{value}' does not appear to be a valid URI.")
+    return value.translate(_URI_ESCAPES)
+
+
+def _after_none(*values: Any) -> tuple:
+    """A sort key in the library's order: a missing value after any present one."""
+    return tuple((value is None, "" if value is None else value) for value in values)
+
+
+def _licence(
+    acknowledgement: str,
+    *,
+    spdx_id: str | None = None,
+    name: str | None = None,
+    text: str | None = None,
+    url: str | None = None,
+) -> dict[str, Any]:
+    """A named licence (the library's ``DisjunctiveLicense``), keys in its order."""
+    entry: dict[str, Any] = {"acknowledgement": acknowledgement}
+    if spdx_id is not None:
+        entry["id"] = spdx_id
+    if name is not None:
+        entry["name"] = name
+    if text is not None:
+        entry["text"] = {"content": text, "contentType": "text/plain"}
+    if url is not None:
+        entry["url"] = url
+    return entry
+
+
+def _licence_list(
+    expressions: list[dict[str, str]], named: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The ``licenses`` array as the library writes a licence set: its first expression
+    alone when there is one, else every named licence, in the set's order."""
+    if expressions:
+        return [min(expressions, key=lambda e: (e["acknowledgement"], e["expression"]))]
+    order = sorted(
+        named,
+        key=lambda e: (e["acknowledgement"], *_after_none(e.get("id"), e.get("name"))),
+    )
+    return [{"license": entry} for entry in order]
 
 
 def _licences(
@@ -32,40 +89,25 @@ def _licences(
     link: str | None = None,
     *,
     concluded: bool = False,
-):
-    from cyclonedx.model import XsUri
-    from cyclonedx.model.license import (
-        DisjunctiveLicense,
-        LicenseAcknowledgement,
-        LicenseExpression,
-    )
-
+) -> list[dict[str, Any]]:
     from cardaudit.extract.licence_table import normalise_spdx
 
-    how = LicenseAcknowledgement.CONCLUDED if concluded else LicenseAcknowledgement.DECLARED
+    how = "concluded" if concluded else "declared"
     if expression:
         spdx, error = normalise_spdx(expression)
         if spdx and not error:
-            return [LicenseExpression(spdx, acknowledgement=how)]
+            return _licence_list([{"acknowledgement": how, "expression": spdx}], [])
     if name:
-        return [
-            DisjunctiveLicense(
-                name=name,
-                url=XsUri(url) if (url := safe_url(link, relative=True)) else None,
-                acknowledgement=how,
-            )
-        ]
+        url = safe_url(link, relative=True)
+        return _licence_list([], [_licence(how, name=name, url=_uri(url) if url else None)])
     return []
 
 
-def _model_licences(report: Report) -> list[Any]:
+def _model_licences(report: Report) -> list[dict[str, Any]]:
     """The model component's licences: the declared one; with a shipped licence file that
     modifies its licence (LIC010/LIC011), the declared id and a concluded ``LicenseRef-``
     carrying the file's text; a declared non-SPDX model licence (``LicenseRef-llama3.1``)
     as a named licence with its text, shipped or bundled."""
-    from cyclonedx.model import AttachedText, XsUri
-    from cyclonedx.model.license import DisjunctiveLicense, LicenseAcknowledgement
-
     from cardaudit.extract.licence_reference import reference_for
     from cardaudit.extract.licence_table import lookup, normalise_spdx
 
@@ -78,19 +120,17 @@ def _model_licences(report: Report) -> list[Any]:
     if modified and evidence is not None:
         found = []
         if simple and not spdx.startswith("LicenseRef-"):
-            found.append(
-                DisjunctiveLicense(id=spdx, acknowledgement=LicenseAcknowledgement.DECLARED)
-            )
+            found.append(_licence("declared", spdx_id=spdx))
         for match in modified:
             text = evidence.repo.text(match.path)
             found.append(
-                DisjunctiveLicense(
+                _licence(
+                    "concluded",
                     name=f"LicenseRef-cardaudit-modified-{match.identified}-{match.path}",
-                    text=AttachedText(content=text.text) if text is not None else None,
-                    acknowledgement=LicenseAcknowledgement.CONCLUDED,
+                    text=text.text if text is not None else None,
                 )
             )
-        return found
+        return _licence_list([], found)
     if simple and spdx.startswith("LicenseRef-"):
         info = lookup(licence.declared)
         shipped = next(
@@ -108,23 +148,14 @@ def _model_licences(report: Report) -> list[Any]:
         reference = reference_for(info.hub_id) if info is not None else None
         text = shipped.text if shipped is not None else reference.text if reference else None
         link = licence.declared_link
-        return [
-            DisjunctiveLicense(
-                name=spdx,
-                text=AttachedText(content=text) if text else None,
-                url=XsUri(link) if link and link.startswith(("http://", "https://")) else None,
-                acknowledgement=LicenseAcknowledgement.DECLARED,
-            )
-        ]
+        url = _uri(link) if link and link.startswith(("http://", "https://")) else None
+        return _licence_list([], [_licence("declared", name=spdx, text=text or None, url=url)])
     return declared
 
 
-def _code_licences(report: Report, code_licence: str | None) -> list[Any]:
+def _code_licences(report: Report, code_licence: str | None) -> list[dict[str, Any]]:
     """The code repo's concluded licence: a ``LicenseRef-`` with the text of a licence file
     that modifies its licence, else the identified id."""
-    from cyclonedx.model import AttachedText
-    from cyclonedx.model.license import DisjunctiveLicense, LicenseAcknowledgement
-
     code = report.evidence.code if report.evidence is not None else None
     files = (report.facts.license.code_repo or {}).get("files", ())
     modified = [f for f in files if f.get("modifications")]
@@ -134,138 +165,133 @@ def _code_licences(report: Report, code_licence: str | None) -> list[Any]:
     for entry in modified:
         text = code.text(entry["path"])
         found.append(
-            DisjunctiveLicense(
+            _licence(
+                "concluded",
                 name=f"LicenseRef-cardaudit-modified-{entry['identified']}-code-{entry['path']}",
-                text=AttachedText(content=text.text) if text is not None else None,
-                acknowledgement=LicenseAcknowledgement.CONCLUDED,
+                text=text.text if text is not None else None,
             )
         )
-    return found
+    return _licence_list([], found)
 
 
-def _purl(repo_id: str, revision: str | None):
+def _purl(repo_id: str, revision: str | None) -> str | None:
     from packageurl import PackageURL
 
     if hub_url(repo_id) is None:
         return None
     namespace, name = repo_id.split("/")
-    return PackageURL(type="huggingface", namespace=namespace, name=name, version=revision)
+    return PackageURL(
+        type="huggingface", namespace=namespace, name=name, version=revision
+    ).to_string()
 
 
-def _web(url: str | None) -> list[Any]:
-    from cyclonedx.model import ExternalReference, ExternalReferenceType, XsUri
-
+def _web(url: str | None) -> list[dict[str, str]]:
     url = safe_url(url)
-    return [ExternalReference(type=ExternalReferenceType.WEBSITE, url=XsUri(url))] if url else []
+    return [{"type": "website", "url": _uri(url)}] if url else []
 
 
-def _files(report: Report) -> list[Any]:
-    from cyclonedx.model import HashAlgorithm, HashType
-    from cyclonedx.model.component import Component, ComponentType
+def _properties(pairs: list[tuple[str, str]]) -> list[dict[str, str]]:
+    return [{"name": name, "value": value} for name, value in sorted(pairs)]
 
+
+def _component(kind: str, name: str, **fields: Any) -> dict[str, Any]:
+    """A component with the library's key order (alphabetical) and empty fields left out."""
+    entry = {key.replace("_", "-"): value for key, value in fields.items() if value}
+    entry["name"] = name
+    entry["type"] = kind
+    return dict(sorted(entry.items()))
+
+
+def _files(report: Report) -> list[dict[str, Any]]:
     evidence = report.evidence
     if evidence is None:
         return []
     files = []
-    for path, text in sorted(evidence.repo.texts.items()):
+    for path, text in evidence.repo.texts.items():
         data = text.text.encode("utf-8")
-        files.append(
-            Component(
-                type=ComponentType.FILE,
-                name=path,
-                bom_ref=f"file:{path}",
-                hashes=[
-                    HashType(alg=HashAlgorithm.SHA_1, content=hashlib.sha1(data).hexdigest()),
-                    HashType(alg=HashAlgorithm.SHA_256, content=hashlib.sha256(data).hexdigest()),
-                ],
-            )
-        )
-    return files
+        hashes = [
+            {"alg": "SHA-1", "content": hashlib.sha1(data).hexdigest()},
+            {"alg": "SHA-256", "content": hashlib.sha256(data).hexdigest()},
+        ]
+        files.append(_component("file", path, bom_ref=f"file:{path}", hashes=hashes))
+    return sorted(files, key=lambda c: (c["name"], c["bom-ref"]))
 
 
-def _ancestor_components(report: Report) -> list[Any]:
-    from cyclonedx.model import Property
-    from cyclonedx.model.component import Component, ComponentType
-
+def _ancestor_components(report: Report) -> list[dict[str, Any]]:
     found = []
     for index, ancestor in enumerate(ancestors(report), start=1):
+        relation = ancestor.relation or "not declared"
         found.append(
-            Component(
-                type=ComponentType.MACHINE_LEARNING_MODEL,
-                name=ancestor.id,
+            _component(
+                "machine-learning-model",
+                ancestor.id,
                 bom_ref=f"base-{index}",
                 version=ancestor.revision,
                 licenses=_licences(ancestor.licence),
                 purl=_purl(ancestor.id, ancestor.revision),
-                external_references=_web(ancestor.url),
-                properties=[
-                    Property(
-                        name="cardaudit:base_model_relation",
-                        value=ancestor.relation or "not declared",
-                    )
-                ],
+                externalReferences=_web(ancestor.url),
+                properties=_properties([("cardaudit:base_model_relation", relation)]),
             )
         )
-    return found
+    return sorted(found, key=lambda c: (c["name"], *_after_none(c.get("version")), c["bom-ref"]))
 
 
-def build_bom(report: Report) -> Any:
-    from cyclonedx.model import Property
-    from cyclonedx.model.bom import Bom, BomMetaData
-    from cyclonedx.model.component import Component, ComponentType, Pedigree
-    from cyclonedx.model.dependency import Dependency
-    from cyclonedx.model.tool import ToolRepository
-
+def build_bom(report: Report) -> dict[str, Any]:
+    """The BOM as the library serialises it (without the ``modelCard``)."""
     target, licence = report.target, report.facts.license
     summary = report.summary
     ancestors_ = _ancestor_components(report)
-    model = Component(
-        type=ComponentType.MACHINE_LEARNING_MODEL,
-        name=target.id,
+    model = _component(
+        "machine-learning-model",
+        target.id,
         bom_ref=MODEL_REF,
         version=target.revision,
         licenses=_model_licences(report),
         purl=_purl(target.id, target.revision) if target.kind == "hub" else None,
-        external_references=_web(hub_url(target.id) if target.kind == "hub" else None),
-        pedigree=Pedigree(ancestors=ancestors_) if ancestors_ else None,
+        externalReferences=_web(hub_url(target.id) if target.kind == "hub" else None),
+        pedigree={"ancestors": ancestors_} if ancestors_ else None,
         components=_files(report),
-        properties=[
-            Property(name="cardaudit:errors", value=str(summary.error)),
-            Property(name="cardaudit:warnings", value=str(summary.warning)),
-            Property(name="cardaudit:info", value=str(summary.info)),
-            Property(name="cardaudit:suppressed", value=str(summary.suppressed)),
-        ],
+        properties=_properties(
+            [
+                ("cardaudit:errors", str(summary.error)),
+                ("cardaudit:warnings", str(summary.warning)),
+                ("cardaudit:info", str(summary.info)),
+                ("cardaudit:suppressed", str(summary.suppressed)),
+            ]
+        ),
     )
-    components, dependencies = [], []
+    components: list[dict[str, Any]] = []
+    dependencies = [{"ref": MODEL_REF}]
     code = report.evidence.code if report.evidence is not None else None
     if code is not None:
         code_licence = (licence.code_repo or {}).get("identified")
         components.append(
-            Component(
-                type=ComponentType.APPLICATION,
-                name=code.id,
+            _component(
+                "application",
+                code.id,
                 bom_ref=CODE_REF,
                 version=code.revision,
                 licenses=_code_licences(report, code_licence),
-                external_references=_web(code.url),
+                externalReferences=_web(code.url),
                 description="Code repository behind the model (training / inference code).",
             )
         )
-        dependencies.append(
-            Dependency(ref=model.bom_ref, dependencies=[Dependency(ref=components[0].bom_ref)])
-        )
-    tool = Component(type=ComponentType.APPLICATION, name="cardaudit", version=__version__)
+        dependencies = [{"ref": CODE_REF}, {"dependsOn": [CODE_REF], "ref": MODEL_REF}]
+    tool = {"name": "cardaudit", "type": "application", "version": __version__}
     seed = f"{target.id}|{target.revision or ''}|{json.dumps(licence.declared)}"
-    return Bom(
-        serial_number=uuid.uuid5(uuid.NAMESPACE_URL, f"cardaudit:{seed}"),
-        metadata=BomMetaData(
-            timestamp=build_time(),
-            component=model,
-            tools=ToolRepository(components=[tool]),
-        ),
-        components=components,
-        dependencies=dependencies,
-    )
+    bom: dict[str, Any] = {}
+    if components:
+        bom["components"] = components
+    bom["dependencies"] = dependencies
+    bom["metadata"] = {
+        "component": model,
+        "timestamp": build_time().isoformat(),
+        "tools": {"components": [tool]},
+    }
+    bom["serialNumber"] = uuid.uuid5(uuid.NAMESPACE_URL, f"cardaudit:{seed}").urn
+    bom["version"] = 1
+    bom.update({"$schema": SCHEMA, "bomFormat": "CycloneDX", "specVersion": "1.6"})
+    return bom
 
 
 def model_card(report: Report) -> dict[str, Any]:
@@ -315,9 +341,7 @@ def model_card(report: Report) -> dict[str, Any]:
 
 
 def render(report: Report, **_options: object) -> str:
-    from cyclonedx.output.json import JsonV1Dot6
-
-    data = json.loads(JsonV1Dot6(build_bom(report)).output_as_string())
+    data = build_bom(report)
     data["metadata"]["component"]["modelCard"] = model_card(report)
     # Repo text is shown by BOM viewers: control and bidi characters become visible escapes.
     text = json.dumps(visible_values(data), indent=2, ensure_ascii=False) + "\n"

@@ -317,91 +317,97 @@ class Store:
         return found
 
 
-def _audit_row(
+def audit_values(
     data: dict[str, Any], key: str, audited_at: datetime, deliveries: dict[str, Any] | None
-) -> AuditRow:
-    """The rows of one audit from its JSON report."""
-    from cardaudit.store.schema import AuditRow, FindingRow, PromiseRow
-
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The column values of one audit from its JSON report: the ``audits`` row (with its
+    ``content_digest``), its ``findings`` rows and its ``promises`` rows (without ids).
+    Plain data, so the SQLAlchemy store and the SQLite recorder store the same values."""
     target = data.get("target") or {}
     facts = data.get("facts") or {}
     licence = facts.get("license") or {}
     summary = data.get("summary") or {}
-    row = AuditRow(
-        target_key=key,
-        target_kind=str(target.get("kind") or "local"),
-        target_id=str(target.get("id") or display_key(key)),
-        target_path=target.get("path"),
-        revision=target.get("revision"),
-        audited_at=audited_at,
-        tool_version=str((data.get("tool") or {}).get("version") or "unknown"),
-        schema_version=str(data.get("schema_version") or "1"),
-        licence_declared=_text(licence.get("declared")),
-        licence_spdx=_text(licence.get("declared_spdx")),
-        errors=int(summary.get("error") or 0),
-        warnings=int(summary.get("warning") or 0),
-        infos=int(summary.get("info") or 0),
-        facts=facts,
-        checks=list(data.get("checks") or []),
-        deliveries=deliveries,
-    )
+    audit = {
+        "target_key": key,
+        "target_kind": str(target.get("kind") or "local"),
+        "target_id": str(target.get("id") or display_key(key)),
+        "target_path": target.get("path"),
+        "revision": target.get("revision"),
+        "audited_at": audited_at,
+        "tool_version": str((data.get("tool") or {}).get("version") or "unknown"),
+        "schema_version": str(data.get("schema_version") or "1"),
+        "licence_declared": _text(licence.get("declared")),
+        "licence_spdx": _text(licence.get("declared_spdx")),
+        "errors": int(summary.get("error") or 0),
+        "warnings": int(summary.get("warning") or 0),
+        "infos": int(summary.get("info") or 0),
+        "facts": facts,
+        "checks": list(data.get("checks") or []),
+        "deliveries": deliveries,
+    }
     listed = [(f, None) for f in data.get("findings") or []]
     listed += [
         (f, f.get("suppressed_by") or "suppressed") for f in data.get("suppressed_findings") or []
     ]
+    findings = []
     for item, suppressed_by in listed:
         location = item.get("location") or {}
-        row.findings.append(
-            FindingRow(
-                rule_id=item["rule_id"],
-                severity=item["severity"],
-                message=item["message"],
-                repo=location.get("repo", "model"),
-                path=location.get("path"),
-                line=location.get("line"),
-                evidence=item.get("evidence"),
-                suppressed_by=suppressed_by,
-            )
+        findings.append(
+            {
+                "rule_id": item["rule_id"],
+                "severity": item["severity"],
+                "message": item["message"],
+                "repo": location.get("repo", "model"),
+                "path": location.get("path"),
+                "line": location.get("line"),
+                "evidence": item.get("evidence"),
+                "suppressed_by": suppressed_by,
+            }
         )
+    promises = []
     for item in facts.get("promises") or []:
         if str(item.get("about") or "audited") not in ("audited", "page"):
             continue  # another model's promise: context in the report, not this model's story
-        row.promises.append(
-            PromiseRow(
-                artifact=str(item.get("artifact") or "other"),
-                item=_text(item.get("item")),
-                text=str(item.get("text") or ""),
-                repo=str(item.get("repo") or "model"),
-                path=item.get("path"),
-                line=item.get("line"),
-                status=str(item.get("status") or "unknown"),
-                first_seen=_text(item.get("first_seen")),
-                reason=item.get("reason"),
-            )
+        promises.append(
+            {
+                "artifact": str(item.get("artifact") or "other"),
+                "item": _text(item.get("item")),
+                "text": str(item.get("text") or ""),
+                "repo": str(item.get("repo") or "model"),
+                "path": item.get("path"),
+                "line": item.get("line"),
+                "status": str(item.get("status") or "unknown"),
+                "first_seen": _text(item.get("first_seen")),
+                "reason": item.get("reason"),
+            }
         )
-    row.content_digest = content_digest(row)
+    audit["content_digest"] = digest_of(findings, promises, deliveries)
+    return audit, findings, promises
+
+
+def _audit_row(
+    data: dict[str, Any], key: str, audited_at: datetime, deliveries: dict[str, Any] | None
+) -> AuditRow:
+    """The ORM rows of one audit from its JSON report."""
+    from cardaudit.store.schema import AuditRow, FindingRow, PromiseRow
+
+    audit, findings, promises = audit_values(data, key, audited_at, deliveries)
+    row = AuditRow(**audit)
+    row.findings.extend(FindingRow(**values) for values in findings)
+    row.promises.extend(PromiseRow(**values) for values in promises)
     return row
 
 
-def content_digest(row: AuditRow) -> str:
+def digest_of(
+    findings: list[dict[str, Any]], promises: list[dict[str, Any]], deliveries: Any
+) -> str:
     """SHA-256 of what a diff compares: every stored column of the audit's findings and
-    promises (in order) and its deliveries. Equal digests mean equal content, which
-    :func:`_load` then reads once for a whole run of consecutive equal audits."""
+    promises (in order, ids aside) and its deliveries. Equal digests mean equal content,
+    which :func:`_load` then reads once for a whole run of consecutive equal audits."""
     import hashlib
     import json
 
-    def columns(child: Any) -> dict[str, Any]:
-        return {
-            column.key: getattr(child, column.key)
-            for column in child.__table__.columns
-            if column.key not in ("id", "audit_id")
-        }
-
-    content = {
-        "findings": [columns(finding) for finding in row.findings],
-        "promises": [columns(promise) for promise in row.promises],
-        "deliveries": row.deliveries,
-    }
+    content = {"findings": findings, "promises": promises, "deliveries": deliveries}
     encoded = json.dumps(content, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
 
