@@ -420,10 +420,10 @@ def _row_label(body: str, position: int) -> str | None:
 @cache
 def _cjk_context() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The context figure of a CJK card, after or before its word (no word boundaries in
-    CJK text: "上下文长度 32K", "支持128K上下文"); the words are data (rules/tables/prose.yaml)."""
+    CJK text: "上下文长度 32K", "支持128K上下文"); the words are data (rules/tables/figures_cjk.yaml)."""
     from cardaudit.rules import load_table
 
-    words = f"(?:{load_table('prose')['context_words_cjk']})"
+    words = f"(?:{load_table('figures_cjk')['context_words']})"
     number = (
         r"(?<![\d.,])(?P<num>\d{1,3}(?:,\d{3})++|\d++(?:\.\d++)?\s?[KkM](?![A-Za-z])"
         r"|\d{3,8}(?!\d))"
