@@ -420,7 +420,8 @@ def _row_label(body: str, position: int) -> str | None:
 @cache
 def _cjk_context() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The context figure of a CJK card, after or before its word (no word boundaries in
-    CJK text: "上下文长度 32K", "支持128K上下文"); the words are data (rules/tables/figures_cjk.yaml)."""
+    CJK text: "上下文长度 32K", "支持128K上下文"); the words are data
+    (rules/tables/figures_cjk.yaml)."""
     from cardaudit.rules import load_table
 
     words = f"(?:{load_table('figures_cjk')['context_words']})"
