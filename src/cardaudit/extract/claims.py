@@ -180,16 +180,31 @@ SEPARATOR = "[-_ ]?"
 
 
 def benchmarks_in(text: str, table: ClaimTable) -> list[tuple[Benchmark, re.Match[str]]]:
-    """Each benchmark named in ``text`` with its first mention, in table order. One search
-    of the combined pattern rules out the many texts that name none."""
-    found: list[tuple[Benchmark, re.Match[str]]] = []
-    if not table.bench_trigger.search(text):
-        return found
-    for bench in table.benchmarks:
-        match = bench.name.search(text)
-        if match:
-            found.append((bench, match))
-    return found
+    """Each benchmark named in ``text`` with its first mention, in table order.
+
+    The combined pattern (every name as one alternation) finds each position where some
+    name starts: it is searched again from one character after each hit, so no position is
+    skipped, and there each name is only *matched* (anchored). The first position where a
+    name matches gives the same match as its own ``search``, at the cost of one scan of the
+    text instead of one per benchmark.
+    """
+    trigger = table.bench_trigger
+    hit = trigger.search(text)
+    if hit is None:
+        return []
+    first: dict[int, re.Match[str]] = {}
+    benches = table.benchmarks
+    while hit is not None:
+        position = hit.start()
+        for index, bench in enumerate(benches):
+            if index not in first:
+                match = bench.name.match(text, position)
+                if match is not None:
+                    first[index] = match
+        if len(first) == len(benches):
+            break
+        hit = trigger.search(text, position + 1)
+    return [(benches[index], first[index]) for index in sorted(first)]
 
 
 def scores_in(
