@@ -1,0 +1,125 @@
+"""The text figures are read from: a card's prose with code and comments blanked (line
+numbers kept), the sentence around a figure, the table row it sits in, the spans already
+taken, and the precision words near it."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right, insort
+from functools import lru_cache
+
+from cardaudit.extract import markdown_blocks
+from cardaudit.model import TextFile
+
+DTYPES = {
+    "bf16": "BF16",
+    "bfloat16": "BF16",
+    "fp16": "F16",
+    "float16": "F16",
+    "half precision": "F16",
+    "fp32": "F32",
+    "float32": "F32",
+    "full precision": "F32",
+    "fp8": "F8_E4M3",
+    "float8": "F8_E4M3",
+    "int8": "INT8",
+    "8-bit": "INT8",
+    "int4": "INT4",
+    "4-bit": "INT4",
+    "4bit": "INT4",
+    "mxfp4": "MXFP4",
+}
+DTYPE = re.compile(r"\b(" + "|".join(re.escape(k) for k in DTYPES) + r")\b", re.IGNORECASE)
+
+
+def cells(file: TextFile, position: int) -> int:
+    """Cells of the Markdown table row holding ``position`` of the file (0 outside tables)."""
+    return _row_cells(file.text).get(file.line_at(position), 0)
+
+
+@lru_cache(maxsize=8)
+def _row_cells(text: str) -> dict[int, int]:
+    shape = _shape(text)
+    return {
+        number: len(cells)
+        for table in shape.of_kind(markdown_blocks.TABLE)
+        for number, cells in table.rows
+    }
+
+
+def prose(text: str) -> str:
+    """``text`` with front matter, code blocks and HTML comments blanked (line numbers kept)."""
+    shape = _shape(text)
+    out = [
+        line if number >= shape.first_line and shape.is_prose(number) else " " * len(line)
+        for number, line in enumerate(text.split("\n"), start=1)
+    ]
+    return "\n".join(out)
+
+
+@lru_cache(maxsize=8)
+def _shape(text: str) -> markdown_blocks.Structure:
+    """The Markdown structure of the file after its front matter (lines of ``text``)."""
+    lines = text.split("\n")
+    body = 0
+    if lines and lines[0].strip() == "---":
+        body = next(
+            (i + 1 for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")),
+            len(lines),
+        )
+    # the same lines as the card body's splitlines(), so the parse is shared with the card
+    rest = [line.removesuffix("\r") for line in lines[body:]]
+    if rest and not rest[-1]:
+        rest.pop()
+    return markdown_blocks.structure(rest, body + 1)
+
+
+#: A "sentence" around a figure reaches at most this far on each side (a card without
+#: full stops must not make every figure scan the whole body: quadratic time).
+SENTENCE_REACH = 1000
+#: How far before or after a figure its immediate neighbours ("2×", "GPU", "with") are read.
+NEAR = 200
+
+
+def sentence_around(text: str, start: int, end: int) -> str:
+    low, high = max(0, start - SENTENCE_REACH), min(len(text), end + SENTENCE_REACH)
+    left = max(
+        text.rfind(". ", low, start), text.rfind("\n\n", low, start), text.rfind("|", low, start)
+    )
+    if left == -1:
+        left = low - 1
+    found = [i for i in (text.find(". ", end, high), text.find("\n\n", end, high)) if i != -1]
+    right = min(found) if found else high
+    return text[left + 1 : right]
+
+
+def dtype_in(sentence: str) -> str | None:
+    match = DTYPE.search(sentence)
+    return DTYPES[match.group(1).lower()] if match else None
+
+
+#: Characters around a figure that the look-behind and look-ahead tests read (never the
+#: whole rest of the text: a long card would make every figure cost its length).
+AROUND = 80
+#: Longer than any figure's or GPU name's match, so Spans looks back no further.
+MAX_SPAN = 200
+
+
+class Spans:
+    """Spans of the text already taken, kept sorted: ``covers`` looks only at the spans
+    starting within MAX_SPAN before a position, so a long card is not figures x figures."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[int, int]] = []
+
+    def add(self, span: tuple[int, int]) -> None:
+        insort(self.items, span)
+
+    def covers(self, start: int, end: int | None = None) -> bool:
+        """Whether ``start`` lies in a span (or, given ``end``, the range overlaps one's end)."""
+        low = bisect_left(self.items, (start - MAX_SPAN, -1))
+        high = bisect_right(self.items, (start if end is None else end, 1 << 62))
+        for s, e in self.items[low:high]:
+            if s <= start < e or (end is not None and s < end <= e):
+                return True
+        return False
