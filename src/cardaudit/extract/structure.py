@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cardaudit.extract.header_walk import header_walk, tensor_name_normaliser
 from cardaudit.model import Evidence, frozen_mapping
 from cardaudit.rules import load_table
 
@@ -73,31 +74,6 @@ def text_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _prefix_rewrites() -> tuple[tuple[str, str], ...]:
-    return tuple(
-        (str(rewrite["from"]), str(rewrite["to"]))
-        for rewrite in _table().get("tensor_prefixes") or ()
-    )
-
-
-def _normaliser() -> Callable[[str], str]:
-    """A tensor name with the table's prefixes rewritten (``model.language_model.`` →
-    ``model.``), the table read once: most names match no prefix, which one ``startswith``
-    over all prefixes rejects."""
-    rewrites = _prefix_rewrites()
-    prefixes = tuple(before for before, _ in rewrites)
-
-    def normalise(name: str) -> str:
-        if not name.startswith(prefixes):
-            return name
-        for before, after in rewrites:
-            if name.startswith(before):
-                return after + name[len(before) :]
-        return name  # pragma: no cover - startswith(prefixes) said one matches
-
-    return normalise
 
 
 def _vision_parts() -> tuple[str, ...]:
@@ -161,15 +137,10 @@ def _structure_of(evidence: Evidence) -> Structure:
                 fields[name] = value
                 break
     architectures = config.get("architectures")
-    tensors: dict[str, tuple[int, ...]] | None = None
     names: set[str] = set()
-    normalise = _normaliser()
-    for header in evidence.safetensors:
-        if header.error or header.path.rsplit("/", 1)[-1].startswith("adapter_model"):
-            continue  # adapter weights are not the model's own tensors
-        tensors = tensors or {}
-        for tensor in header.tensors:
-            tensors[normalise(tensor.name)] = tensor.shape
+    normalise = tensor_name_normaliser()
+    # the model's own tensors (adapter files excluded), from the repo's one header walk
+    tensors = dict(header_walk(evidence).shapes) if evidence.safetensors else None
     if tensors:
         names = set(tensors)
     elif isinstance(evidence.safetensors_index, Mapping):
