@@ -216,13 +216,15 @@ class ModelNames:
         others: list[tuple[int, str]] = []
         tokens = [(m.start(), m.end(), m.group(0).rstrip(".-")) for m in NAME.finditer(clean)]
         joined: set[int] = set()
+        # whether an audited name can start with each token (most cannot: no join to try)
+        starts = [_starts_alias(self, token) for _start, _end, token in tokens]
         for index in range(1, len(tokens)):
             # "Reflection Llama-3.1 70B", "Devstral Small 1.1": names written with spaces
             for width in (3, 2):
                 first = index - width + 1
                 if (
                     first < 0
-                    or not _starts_alias(self, tokens[first][2])
+                    or not starts[first]
                     or any(
                         clean[tokens[i][1] : tokens[i + 1][0]] != " " for i in range(first, index)
                     )
@@ -232,14 +234,30 @@ class ModelNames:
                     audited = True
                     joined |= set(range(first, index + 1))
                     break
+        memo = self.memo
+        kind = ("t", heading, loose)
         for index, (start, _end, token) in enumerate(tokens):
             if index in joined:
                 continue
-            if any(self.is_audited(candidate) for candidate in _prefixes(token, heading)):
+            key = (kind, token)
+            found = memo.get(key)
+            if found is None:
+                found = _token_kind(self, token, loose, heading)
+                if len(memo) < MEMO_LIMIT:
+                    memo[key] = found
+            if found is AUDITED:
                 audited = True
-            elif self.is_other(token, loose):
+            elif found:
                 others.append((start, token))
         return audited, others
+
+
+def _token_kind(names: ModelNames, token: str, loose: bool, heading: bool) -> str | bool:
+    """What one token of :meth:`ModelNames.scan` is: AUDITED (it or a form of it names the
+    audited model), True (another model's name) or False."""
+    if any(names.is_audited(candidate) for candidate in _prefixes(token, heading)):
+        return AUDITED
+    return names.is_other(token, loose)
 
 
 #: Most words a card repeats are remembered per ModelNames, up to this many.
