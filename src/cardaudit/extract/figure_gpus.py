@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from cardaudit.extract.figure_model import Figure
-from cardaudit.extract.figure_text import Spans, dtype_in, sentence_around
+from cardaudit.extract.figure_text import Spans, anchored_finditer, dtype_in, sentence_around
 from cardaudit.model import TextFile
 
 GPU_VERB = re.compile(
@@ -26,6 +26,8 @@ GENERIC_GPU = re.compile(
     r"|(?<![\w.])(?P<count2>\d++)\s*+(?:x|×|\*)\s*+(?P<gib2>\d++)\s?GB\b",
     re.IGNORECASE,
 )
+#: The "80GB" every GENERIC_GPU match contains (see figure_text.anchored_finditer).
+GIB_ANCHOR = re.compile(r"(?<!\d)\d+\s?GB", re.IGNORECASE)
 
 
 def gpu_figures(file: TextFile, body: str, repo: str, gpus: GpuMatches) -> Iterator[Figure]:
@@ -51,7 +53,7 @@ def gpu_figures(file: TextFile, body: str, repo: str, gpus: GpuMatches) -> Itera
                 unit="GiB",
                 dtype=dtype_in(sentence),
             )
-    for match in GENERIC_GPU.finditer(body):
+    for match in anchored_finditer(GENERIC_GPU, GIB_ANCHOR, body):
         if spans.covers(match.start()):
             continue
         sentence = sentence_around(body, match.start(), match.end())

@@ -7,15 +7,17 @@ import re
 from collections.abc import Iterator
 
 from cardaudit.extract.figure_model import APPROX, Figure
-from cardaudit.extract.figure_text import DTYPE, DTYPES
+from cardaudit.extract.figure_text import DTYPE, DTYPES, anchored_finditer
 from cardaudit.model import TextFile
 
 PRECISION_CONTEXT = re.compile(r"precision|dtype|tensor\s+type|weights\s+(?:are|in)", re.I)
-CONTEXT_TOKENS = re.compile(
-    APPROX
-    + r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s?[KkM]\b|\d{3,8})"
-    + r"(?P<rest>(?:\s|-)*(?:tokens?\b(?!\s*/\s*s|\s+per\s+second)|context\b))",
+CONTEXT_NUMBER = (
+    r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s?[KkM]\b|\d{3,8})"
+    r"(?P<rest>(?:\s|-)*(?:tokens?\b(?!\s*/\s*s|\s+per\s+second)|context\b))"
 )
+CONTEXT_TOKENS = re.compile(APPROX + CONTEXT_NUMBER)
+#: The number every CONTEXT_TOKENS match contains (see figure_text.anchored_finditer).
+CONTEXT_ANCHOR = re.compile(CONTEXT_NUMBER)
 CONTEXT_LEAD = re.compile(
     r"(?:context(?:\s+(?:length|window|size))?|sequence\s+length|max(?:imum)?\s+(?:input\s+)?"
     r"length)\s*+(?:of|:|=|\||is|up\s+to)?\s*+(?:up\s+to\s+)?"
@@ -28,8 +30,11 @@ CONTEXT_WORD = re.compile(r"context|sequence length|window|long[- ]?text", re.IG
 
 def context_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
     seen: set[int] = set()
-    for regex in (CONTEXT_LEAD, CONTEXT_TOKENS):
-        for match in regex.finditer(body):
+    for matches in (
+        CONTEXT_LEAD.finditer(body),
+        anchored_finditer(CONTEXT_TOKENS, CONTEXT_ANCHOR, body),
+    ):
+        for match in matches:
             start = match.start("num")
             if start in seen:
                 continue

@@ -8,7 +8,14 @@ from collections.abc import Iterator
 
 from cardaudit.extract.figure_gpus import GpuMatches, gpu_spans
 from cardaudit.extract.figure_model import APPROX, SCALE, Figure, half_unit
-from cardaudit.extract.figure_text import AROUND, Spans, cells, dtype_in, sentence_around
+from cardaudit.extract.figure_text import (
+    AROUND,
+    Spans,
+    anchored_finditer,
+    cells,
+    dtype_in,
+    sentence_around,
+)
 from cardaudit.model import TextFile
 
 COUNT = r"(?<![\w.\-/])(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[BMT]|billion|million|trillion)\b"
@@ -32,10 +39,11 @@ TOTAL = re.compile(
     + r"(?!\s*(?:active|activated))",
     re.IGNORECASE,
 )
-MEMORY = re.compile(
-    APPROX + r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>GB|GiB|gigabytes?|TB|TiB)\b",
-    re.IGNORECASE,
-)
+MEMORY_NUMBER = r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>GB|GiB|gigabytes?|TB|TiB)\b"
+MEMORY = re.compile(APPROX + MEMORY_NUMBER, re.IGNORECASE)
+#: The numbers ACTIVE / TOTAL and MEMORY contain (see figure_text.anchored_finditer).
+COUNT_ANCHOR = re.compile(COUNT, re.IGNORECASE)
+MEMORY_ANCHOR = re.compile(MEMORY_NUMBER, re.IGNORECASE)
 MEMORY_CONTEXT = re.compile(
     r"memory|vram|weights|footprint|requires?|needs?|disk|download|size|occup",
     re.IGNORECASE,
@@ -52,7 +60,7 @@ GPU_CAPACITY_AFTER = re.compile(r"^\s*(?:of\s+)?(?:GPUs?|cards?|VRAM\s+(?:GPU|ca
 def count_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
     taken = Spans()
     for kind, regex in (("parameters_active", ACTIVE), ("parameters_total", TOTAL)):
-        for match in regex.finditer(body):
+        for match in anchored_finditer(regex, COUNT_ANCHOR, body):
             if taken.covers(match.start()):
                 continue
             if COMPARATIVE.search(sentence_around(body, match.start(), match.end())):
@@ -101,7 +109,7 @@ def _row_counts(file: TextFile, body: str, match: re.Match, kind: str, repo: str
 
 def memory_figures(file: TextFile, body: str, repo: str, gpus: GpuMatches) -> Iterator[Figure]:
     named_gpus = gpu_spans(gpus)
-    for match in MEMORY.finditer(body):
+    for match in anchored_finditer(MEMORY, MEMORY_ANCHOR, body):
         start, end = match.span("num")[0], match.end()
         if named_gpus.covers(start, end):
             continue  # "A100 80GB" names a GPU

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right, insort
+from collections.abc import Iterator
 from functools import lru_cache
 
 from cardaudit.extract import markdown_blocks
@@ -123,3 +124,48 @@ class Spans:
             if s <= start < e or (end is not None and s < end <= e):
                 return True
         return False
+
+
+def _lead_char(char: str) -> bool:
+    """A character that may stand between the start of a figure's match and its number:
+    qualifier and label words, spaces, counts and the few signs the patterns allow."""
+    return char.isalnum() or char.isspace() or char in LEAD_SIGNS
+
+
+#: Signs the figure patterns allow before their number ("~", "≈", "approx.", "params:",
+#: "= ", "| ", "8×", "2*", "-").
+LEAD_SIGNS = frozenset("~≈.:=|×*-")
+
+
+def anchored_finditer(
+    pattern: re.Pattern[str], anchor: re.Pattern[str], text: str
+) -> Iterator[re.Match[str]]:
+    """Exactly ``pattern.finditer(text)``, without trying ``pattern`` at every position.
+
+    Requires of ``pattern``: every match contains a match of ``anchor`` (its number, which
+    ``anchor.finditer`` reports: anchor matches never overlap one inside a figure), and
+    only :func:`_lead_char` characters stand between the match's start and that anchor.
+    Then a match can only start in the run of lead characters just before an anchor, so
+    ``pattern`` is *matched* at those starts only, in order: the first that matches is the
+    leftmost match, as ``finditer`` finds it. Each start is tried once, so the work is
+    linear in the text; the full pattern (a dozen optional qualifier words before the
+    number) no longer runs at each of a long card's millions of positions.
+    """
+    position = 0  # where finditer would search next
+    tried = 0  # every start before this was tried (or lies before ``position``)
+    for found in anchor.finditer(text):
+        number = found.start()
+        if number < position:
+            continue  # inside the last match
+        low = max(position, tried)
+        start = number
+        while start > low and _lead_char(text[start - 1]):
+            start -= 1
+        for candidate in range(start, number + 1):
+            match = pattern.match(text, candidate)
+            if match is not None:
+                yield match
+                position = tried = max(match.end(), candidate + 1)
+                break
+        else:
+            tried = number + 1
