@@ -9,6 +9,7 @@ stated. Everything shared by the claims of a document is computed once per docum
 from __future__ import annotations
 
 from cardaudit.extract.claims import IMAGE, Benchmark, ClaimTable, Found, clean
+from cardaudit.extract.literal_filter import lowered, search
 from cardaudit.extract.markdown_prose import Document
 
 
@@ -64,7 +65,7 @@ def undisclosed(found: Found, scope: Scope) -> list[str]:
     numbers = scope.local_numbers(found.line, found.end)
     local = "\n".join(scope.cleaned[n] for n in numbers)
     pointer = scope.eval_pointer or bool(
-        table.pointer.search("\n".join(scope.raw[n] for n in numbers))
+        search(table.pointer, "\n".join(scope.raw[n] for n in numbers))
     )
     if found.kind == "superiority":
         return [] if pointer else ["a number or the method behind it"]
@@ -73,6 +74,7 @@ def undisclosed(found: Found, scope: Scope) -> list[str]:
     missing = (
         ["visible numbers (shown only in an image)"] if found.kind == "benchmark_image" else []
     )
+    low = lowered(local)
     for item in table.checklist[kind]:
         if pointer and item.id in table.pointer_discloses:
             continue
@@ -87,7 +89,7 @@ def undisclosed(found: Found, scope: Scope) -> list[str]:
                 missing.append(item.label)
         elif item.id in scope.eval_disclosed:
             continue
-        elif not any(regex.search(local) for regex in item.patterns):
+        elif not any(search(regex, local, low) for regex in item.patterns):
             missing.append(item.label)
     return missing
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
+from cardaudit.extract.literal_filter import lowered, ruled_out, search
 from cardaudit.extract.markdown_prose import Document, cleaned_sentences, paragraphs
 from cardaudit.extract.promises import clean
 from cardaudit.extract.reading import (
@@ -189,7 +190,7 @@ def benchmarks_in(text: str, table: ClaimTable) -> list[tuple[Benchmark, re.Matc
     text instead of one per benchmark.
     """
     trigger = table.bench_trigger
-    hit = trigger.search(text)
+    hit = search(trigger, text)
     if hit is None:
         return []
     first: dict[int, re.Match[str]] = {}
@@ -253,7 +254,13 @@ def _strip_name(text: str, bench: Benchmark) -> str:
 def speed_in(text: str, table: ClaimTable) -> list[str]:
     if not DIGIT.search(text):  # every speed figure has a number
         return []
-    return [match.group(0) for regex in table.speed for match in regex.finditer(text)]
+    low = lowered(text)
+    return [
+        match.group(0)
+        for regex in table.speed
+        if not ruled_out(regex, low)
+        for match in regex.finditer(text)
+    ]
 
 
 @dataclass(frozen=True)
@@ -375,7 +382,7 @@ def _prose_claims(reading: Reading, table: ClaimTable) -> list[Found]:
                     Found("speed", document, number, number, text, tuple(figures), (), subject)
                 )
             if not figures and not (named and scores):
-                match = table.superiority.search(text)
+                match = search(table.superiority, text)
                 if match:
                     subject = subject_near(reading, number, text, match.start())
                 if match and not table.pointer.search(IMAGE.sub(" ", sentence)):
