@@ -212,7 +212,7 @@ def scores_in(
     text: str, table: ClaimTable, named: list[tuple[Benchmark, re.Match[str]]] | None = None
 ) -> list[str]:
     """Numbers in ``text`` that can be scores (benchmark names, their versions, URLs removed)."""
-    stripped = URL.sub(" ", text)
+    stripped = URL.sub(" ", text) if "://" in text else text
     for bench, _match in named if named is not None else benchmarks_in(text, table):
         stripped = _strip_name(stripped, bench)
     stripped = NOT_SCORES.sub(" ", stripped)

@@ -142,26 +142,42 @@ def may_match(literals: Literals | None, low: str | None) -> bool:
     return any(literal in low for literal in literals)
 
 
-_BY_REGEX: dict[re.Pattern[str], Literals | None] = {}
+#: Per pattern: None (no filter), its literals (a few: ``in`` each) or one compiled
+#: alternation of many (a C scan of the text instead of a Python loop over dozens).
+_BY_REGEX: dict[re.Pattern[str], tuple[str, ...] | re.Pattern[str] | None] = {}
+#: More literals than this are searched as one alternation.
+MANY_LITERALS = 4
+
+
+def _filter(regex: re.Pattern[str]) -> tuple[str, ...] | re.Pattern[str] | None:
+    found = _BY_REGEX.get(regex, False)
+    if found is False:
+        literals = required_literals(regex)
+        if literals is None:
+            found = None
+        elif len(literals) > MANY_LITERALS:
+            found = re.compile("|".join(re.escape(x) for x in sorted(literals)))
+        else:
+            found = tuple(literals)
+        _BY_REGEX[regex] = found
+    return found
+
+
+def ruled_out(regex: re.Pattern[str], low: str | None) -> bool:
+    """Whether ``regex`` cannot match the text whose :func:`lowered` form is ``low``."""
+    if low is None:
+        return False
+    found = _filter(regex)
+    if found is None:
+        return False
+    if isinstance(found, tuple):
+        return not any(literal in low for literal in found)
+    return found.search(low) is None
 
 
 def search(regex: re.Pattern[str], text: str, low: str | None = None) -> re.Match[str] | None:
     """``regex.search(text)``, skipped when the filter rules ``text`` out (``low``: the
     text's :func:`lowered` form, when the caller has it for several patterns)."""
-    literals = _BY_REGEX.get(regex, False)
-    if literals is False:
-        literals = _BY_REGEX[regex] = required_literals(regex)
-    if literals is not None:
-        if low is None:
-            low = lowered(text)
-        if low is not None and not any(literal in low for literal in literals):
-            return None
+    if _filter(regex) is not None and ruled_out(regex, lowered(text) if low is None else low):
+        return None
     return regex.search(text)
-
-
-def ruled_out(regex: re.Pattern[str], low: str | None) -> bool:
-    """Whether ``regex`` cannot match the text whose :func:`lowered` form is ``low``."""
-    literals = _BY_REGEX.get(regex, False)
-    if literals is False:
-        literals = _BY_REGEX[regex] = required_literals(regex)
-    return literals is not None and low is not None and not any(x in low for x in literals)
