@@ -65,7 +65,8 @@ class Scope:
         self.eval_pointer = bool(
             table.pointer.search("\n".join(self.raw[line.number] for line in evaluation))
         )
-        self.locals: dict[tuple[int, ...], Local] = {}
+        self.locals: dict[tuple[int | None, tuple[int, ...]], Local] = {}
+        self.sections: dict[int | None, frozenset[int]] = {}
         self.versioned: dict[int, bool] = {}  # benchmark → versioned in the evaluation sections
         self.eval_disclosed = {
             item.id
@@ -74,22 +75,33 @@ class Scope:
             if item.patterns and any(regex.search(self.eval_text) for regex in item.patterns)
         }
 
-    def local_numbers(self, start: int, end: int) -> list[int]:
-        """Lines near the claim and in its own section, outside the evaluation sections."""
-        anchor = self.document.line(start)
-        numbers = set(range(start - self.table.window, end + self.table.window + 1))
-        if anchor is not None:
-            numbers |= set(self.by_section.get(anchor.section_start, ()))
-        return sorted(
-            n for n in numbers if self.document.line(n) is not None and n not in self.eval_numbers
-        )
-
     def local(self, start: int, end: int) -> Local:
-        """The :class:`Local` text of a claim on lines ``start`` to ``end``."""
-        numbers = tuple(self.local_numbers(start, end))
-        found = self.locals.get(numbers)
+        """The :class:`Local` text of a claim on lines ``start`` to ``end``: the lines near
+        it and in its own section, outside the evaluation sections. Claims of one section
+        share it, and finding it costs the claim's own lines, not its section's: a card of
+        one long section with many claims is not claims x lines."""
+        anchor = self.document.line(start)
+        section = anchor.section_start if anchor is not None else None
+        members = self._section_lines(section)
+        extra = tuple(
+            n
+            for n in range(start - self.table.window, end + self.table.window + 1)
+            if n not in members and n not in self.eval_numbers and self.document.line(n)
+        )
+        key = (section, extra)
+        found = self.locals.get(key)
         if found is None:
-            found = self.locals[numbers] = Local(self, numbers)
+            numbers = tuple(sorted(members.union(extra)))
+            found = self.locals[key] = Local(self, numbers)
+        return found
+
+    def _section_lines(self, section: int | None) -> frozenset[int]:
+        """The lines of a section outside the evaluation sections (once per section)."""
+        found = self.sections.get(section)
+        if found is None:
+            lines = self.by_section.get(section, ()) if section is not None else ()
+            found = frozenset(n for n in lines if n not in self.eval_numbers)
+            self.sections[section] = found
         return found
 
 
