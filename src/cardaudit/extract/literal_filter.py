@@ -142,24 +142,28 @@ def may_match(literals: Literals | None, low: str | None) -> bool:
     return any(literal in low for literal in literals)
 
 
-#: Per pattern: None (no filter), its literals (a few: ``in`` each) or one compiled
-#: alternation of many (a C scan of the text instead of a Python loop over dozens).
-_BY_REGEX: dict[re.Pattern[str], tuple[str, ...] | re.Pattern[str] | None] = {}
+#: Per pattern (by identity: hashing a compiled pattern hashes its whole program), the
+#: pattern itself (so the identity stays its own) and None (no filter), its literals (a
+#: few: ``in`` each) or one compiled alternation of many (a C scan of the text instead of a
+#: Python loop over dozens).
+_BY_REGEX: dict[int, tuple[re.Pattern[str], tuple[str, ...] | re.Pattern[str] | None]] = {}
 #: More literals than this are searched as one alternation.
 MANY_LITERALS = 4
 
 
 def _filter(regex: re.Pattern[str]) -> tuple[str, ...] | re.Pattern[str] | None:
-    found = _BY_REGEX.get(regex, False)
-    if found is False:
-        literals = required_literals(regex)
-        if literals is None:
-            found = None
-        elif len(literals) > MANY_LITERALS:
-            found = re.compile("|".join(re.escape(x) for x in sorted(literals)))
-        else:
-            found = tuple(literals)
-        _BY_REGEX[regex] = found
+    entry = _BY_REGEX.get(id(regex))
+    if entry is not None and entry[0] is regex:
+        return entry[1]
+    literals = required_literals(regex)
+    found: tuple[str, ...] | re.Pattern[str] | None
+    if literals is None:
+        found = None
+    elif len(literals) > MANY_LITERALS:
+        found = re.compile("|".join(re.escape(x) for x in sorted(literals)))
+    else:
+        found = tuple(literals)
+    _BY_REGEX[id(regex)] = (regex, found)
     return found
 
 

@@ -176,17 +176,11 @@ class Mention:
 
 
 def clean(text: str) -> str:
-    """Prose without Markdown links' targets, HTML tags or emphasis. (Each substitution runs
-    only on a text holding what its every match contains: most card lines hold neither.)"""
-    if "](" in text:
+    """Prose without Markdown links' targets, HTML tags or emphasis."""
+    if "](" in text:  # what every LINK match contains: most lines have no link
         text = LINK.sub(lambda m: m.group(1), text)
-    if any(mark in text for mark in MARKUP_MARKS):
-        text = MARKUP.sub("", text)
+    text = MARKUP.sub("", text)
     return " ".join(text.split())  # the same as re.sub(r"\s+", " ", text).strip()
-
-
-#: What every MARKUP match contains.
-MARKUP_MARKS = ("<", "**", "__", "`", "\\")
 
 
 def items_in(text: str, table: PromiseTable) -> list[tuple[str, str]]:
