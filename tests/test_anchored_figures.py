@@ -131,7 +131,10 @@ def test_the_same_matches_on_cards(name: str) -> None:
     assert found or name == "ACTIVE"  # the cards do state these figures
 
 
-LEADS = ("", "", "~", "≈ ", "about ", "approx. ", "over ", "activated ", "total params: ")
+LEADS = (
+    *("", "", "~", "≈ ", "about ", "approx. ", "over ", "activated ", "total params: "),
+    *("number of parameters: less than ", "activated parameters of approx.  ", "eight × "),
+)
 NUMBERS = ("7", "70", "1.5", "128", "32,768", "8", "2x ", "8×", "4 * ", "two ", "a ")
 UNITS = ("B", " B", "b", "M", " billion", "GB", " GiB", "gb", "TB", "K", "k", "", "80GB")
 TAILS = (

@@ -132,6 +132,9 @@ def _lead_char(char: str) -> bool:
     return char.isalnum() or char.isspace() or char in LEAD_SIGNS
 
 
+#: Most tokens a figure pattern's match has before its number: "number of parameters :
+#: less than" (ACTIVE / TOTAL) is six.
+LEAD_TOKENS = 8
 #: Signs the figure patterns allow before their number ("~", "≈", "approx.", "params:",
 #: "= ", "| ", "8×", "2*", "-").
 LEAD_SIGNS = frozenset("~≈.:=|×*-")
@@ -144,12 +147,13 @@ def anchored_finditer(
 
     Requires of ``pattern``: every match contains a match of ``anchor`` (its number, which
     ``anchor.finditer`` reports: anchor matches never overlap one inside a figure), and
-    only :func:`_lead_char` characters stand between the match's start and that anchor.
-    Then a match can only start in the run of lead characters just before an anchor, so
-    ``pattern`` is *matched* at those starts only, in order: the first that matches is the
-    leftmost match, as ``finditer`` finds it. Each start is tried once, so the work is
-    linear in the text; the full pattern (a dozen optional qualifier words before the
-    number) no longer runs at each of a long card's millions of positions.
+    only :func:`_lead_char` characters, in at most ``LEAD_TOKENS`` tokens (a run of letters
+    and digits, or one sign; "number of parameters: about" is five), stand between the
+    match's start and that anchor. Then a match can only start in those tokens just before
+    an anchor, so ``pattern`` is *matched* at those starts only, in order: the first that
+    matches is the leftmost match, as ``finditer`` finds it. Each start is tried once, so
+    the work is linear in the text; the full pattern (a dozen optional qualifier words
+    before the number) no longer runs at each of a long card's millions of positions.
     """
     position = 0  # where finditer would search next
     tried = 0  # every start before this was tried (or lies before ``position``)
@@ -159,7 +163,17 @@ def anchored_finditer(
             continue  # inside the last match
         low = max(position, tried)
         start = number
-        while start > low and _lead_char(text[start - 1]):
+        tokens = 0
+        while start > low:
+            char = text[start - 1]
+            if not _lead_char(char):
+                break
+            if not char.isspace() and (
+                start == number or not (char.isalnum() and text[start].isalnum())
+            ):
+                tokens += 1  # the last character of a token (reading leftwards)
+                if tokens > LEAD_TOKENS:
+                    break
             start -= 1
         for candidate in range(start, number + 1):
             match = pattern.match(text, candidate)
