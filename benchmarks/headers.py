@@ -139,9 +139,7 @@ def main() -> None:
                 lambda: audit_evidence(acquire(AuditRequest(str(model))), Policy()), args.repeat
             ),
             "whole audit --base (same layout)": best_cpu(
-                lambda: audit_evidence(
-                    acquire(AuditRequest(str(model), base=str(base))), Policy()
-                ),
+                lambda: audit_evidence(acquire(AuditRequest(str(model), base=str(base))), Policy()),
                 args.repeat,
             ),
         }
