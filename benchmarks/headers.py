@@ -42,6 +42,7 @@ from cardaudit.pipeline import audit_evidence
 from cardaudit.policy import Policy
 from cardaudit.sources import AuditRequest, acquire, local_evidence
 from stub_weights import write_repo
+from tensor_passes import CountedTensors, counted
 
 EXPERTS, PER_EXPERT, SHARDS = 64, 3, 100
 
@@ -92,21 +93,6 @@ def best_cpu(work: Callable[[], object], repeat: int) -> float:
         work()
         best = min(best, time.process_time() - start)
     return best
-
-
-class CountedTensors(tuple):
-    """A header's tensor tuple that counts the passes over it."""
-
-    passes = 0
-
-    def __iter__(self):
-        type(self).passes += 1
-        return super().__iter__()
-
-
-def counted(evidence: Evidence) -> Evidence:
-    headers = tuple(replace(h, tensors=CountedTensors(h.tensors)) for h in evidence.safetensors)
-    return replace(evidence, safetensors=headers, base=tuple(counted(b) for b in evidence.base))
 
 
 def walk_and_readers(evidence: Evidence) -> None:

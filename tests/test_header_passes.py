@@ -18,6 +18,7 @@ from cardaudit.gc_pause import gc_paused
 from cardaudit.sources import local_evidence
 from cardaudit.sources.safetensors_header import decode_header
 from fixture_tools import llama_config, llama_tensors, write_safetensors
+from tensor_passes import CountedTensors, counted
 
 
 def test_the_collector_is_paused_inside_and_resumed_after() -> None:
@@ -94,22 +95,6 @@ def test_changed_shapes_come_sorted_and_equal_shapes_are_skipped(tmp_path: Path)
     base = structure_of(local_evidence(str(repo(tmp_path, "base", 1000))))
     found = [d.field for d in compare_tensors(model, base)]
     assert found == ["tensor lm_head.weight", "tensor model.embed_tokens.weight"]
-
-
-class CountedTensors(tuple):
-    """A header's tensor tuple that counts the passes over it."""
-
-    passes = 0
-
-    def __iter__(self):
-        type(self).passes += 1
-        return super().__iter__()
-
-
-def counted(evidence):
-    """``evidence`` (and its bases) with every header's tensors counting their passes."""
-    headers = tuple(replace(h, tensors=CountedTensors(h.tensors)) for h in evidence.safetensors)
-    return replace(evidence, safetensors=headers, base=tuple(counted(b) for b in evidence.base))
 
 
 def moe_repo(root: Path, layers: int = 4, experts: int = 8) -> Path:

@@ -1,8 +1,8 @@
 """Parameter counts, from the best evidence available.
 
-Order of preference: safetensors headers (exact, counted here), the Hub's totals of those
-headers when they were too large to read (exact, checked against the commit), GGUF
-headers (exact), the weight index (``total_size`` / ``weight_map``) with config.json,
+Order of preference: safetensors headers (exact; walked once by :mod:`.header_walk`), the
+Hub's totals of those headers when they were too large to read (exact, checked against the
+commit), GGUF headers (exact), the weight index (``total_size`` / ``weight_map``) with config.json,
 config.json alone (:mod:`cardaudit.extract.count_sources`, :mod:`.index_count`).
 ``total`` is every logical parameter stored (packed int4 / MXFP4 unpacked; quantization scales, zero
 points and indices excluded — they are storage, counted in ``details.aux_bytes``). For a
