@@ -10,14 +10,13 @@ derivation facts, the derivation checks and the memory checks share it.
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from math import prod
 from typing import Any
 
+from cardaudit.extract.evidence_memo import EvidenceMemo
 from cardaudit.extract.quantization import (
     DTYPE_BYTES,
     UNPACKED_DTYPES,
@@ -218,26 +217,10 @@ def tensor_name_normaliser() -> Callable[[str], str]:
     return normalise
 
 
-#: Walks by the identity of their evidence, for as long as the evidence lives.
-_WALKS: dict[int, tuple[weakref.ref[Evidence], HeaderWalk]] = {}
-_WALKS_LOCK = threading.RLock()  # re-entrant: a collection inside may call forget()
-
-
-def header_walk(evidence: Evidence) -> HeaderWalk:
-    """The walk of one repo's safetensors headers, computed once per evidence object."""
-    key = id(evidence)
-    with _WALKS_LOCK:
-        known = _WALKS.get(key)
-    if known is not None and known[0]() is evidence:
-        return known[1]
+def _walk_of(evidence: Evidence) -> HeaderWalk:
     config = evidence.config if isinstance(evidence.config, Mapping) else None
-    walk = walk_headers(evidence.safetensors, config)
+    return walk_headers(evidence.safetensors, config)
 
-    def forget(_ref: weakref.ref[Evidence]) -> None:
-        with _WALKS_LOCK:
-            if _WALKS.get(key, (None,))[0] is _ref:
-                del _WALKS[key]
 
-    with _WALKS_LOCK:
-        _WALKS[key] = (weakref.ref(evidence, forget), walk)
-    return walk
+#: The walk of one repo's safetensors headers, computed once per evidence object.
+header_walk: EvidenceMemo[HeaderWalk] = EvidenceMemo(_walk_of)

@@ -8,12 +8,11 @@ and a quantized model keep their base's shapes.
 from __future__ import annotations
 
 import re
-import threading
-import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cardaudit.extract.evidence_memo import EvidenceMemo
 from cardaudit.extract.header_walk import header_walk, tensor_name_normaliser
 from cardaudit.model import Evidence, frozen_mapping
 from cardaudit.rules import load_table
@@ -94,34 +93,13 @@ def _any_vision_tensor(names: Iterable[str]) -> bool:
     return pattern.search("\n".join(names)) is not None
 
 
-#: Structures by the identity of their evidence, for as long as the evidence lives: the
-#: model's is needed by the derivation facts and by two derivation checks, each a pass over
-#: every tensor name of a repo that may hold 200,000.
-_KNOWN: dict[int, tuple[weakref.ref[Evidence], Structure]] = {}
-_KNOWN_LOCK = threading.RLock()  # re-entrant: a collection inside may call forget()
-
-
 def structure_of(evidence: Evidence) -> Structure:
     """The structure of one repo; unknown parts stay empty (never raises on odd configs).
 
-    Computed once per evidence object, since several facts and checks ask for the same
-    repo's; the entry goes when the evidence does.
+    Computed once per evidence object (:data:`_KNOWN`), since the derivation facts and two
+    derivation checks ask for the same repo's; the entry goes when the evidence does.
     """
-    key = id(evidence)
-    with _KNOWN_LOCK:
-        known = _KNOWN.get(key)
-    if known is not None and known[0]() is evidence:
-        return known[1]
-    structure = _structure_of(evidence)
-
-    def forget(_ref: weakref.ref[Evidence]) -> None:
-        with _KNOWN_LOCK:
-            if _KNOWN.get(key, (None,))[0] is _ref:
-                del _KNOWN[key]
-
-    with _KNOWN_LOCK:
-        _KNOWN[key] = (weakref.ref(evidence, forget), structure)
-    return structure
+    return _KNOWN(evidence)
 
 
 def _structure_of(evidence: Evidence) -> Structure:
@@ -350,3 +328,7 @@ def _linear_pattern(target: str):
         return re2.compile(target, options=options)
     except re2.error:
         return None
+
+
+#: Structures by evidence object, for as long as it lives.
+_KNOWN: EvidenceMemo[Structure] = EvidenceMemo(_structure_of)
