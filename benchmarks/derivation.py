@@ -72,7 +72,7 @@ def main() -> None:
             f"{done - compared:.3f} s"
         )
     from cardaudit.extract.code_derivation import similarity
-    from cardaudit.sources.upstream import upstream_file
+    from cardaudit.upstream import upstream_file
 
     upstream = upstream_file("transformers", "models/llama/modeling_llama.py")
     if upstream is None:

@@ -13,7 +13,7 @@ from regex_pumping import collected_patterns, super_linear, time_pattern
 
 def test_patterns_are_collected_from_modules_and_tables() -> None:
     origins = {origin for _pattern, origin in collected_patterns().values()}
-    assert any(o.startswith("cardaudit.extract.figures") for o in origins)
+    assert any(o.startswith("cardaudit.extract.figure_sizes") for o in origins)
     assert any(o.endswith("gpu_table") for o in origins)
     assert any(o.startswith("rules/tables/") for o in origins)
 

@@ -318,7 +318,7 @@ def test_odd_configs_never_raise(odd: dict, tmp_path: Path) -> None:
 
 
 def test_the_counted_gguf_model_is_never_a_projector() -> None:
-    from cardaudit.sources.gguf_header import main_gguf_group
+    from cardaudit.extract.gguf_files import main_gguf_group
 
     paths = [
         "mmproj-F16.gguf",

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from itertools import groupby
-from math import prod
 from typing import Any
 
 from cardaudit.checks.bin_index import (
@@ -15,6 +14,7 @@ from cardaudit.checks.bin_index import (
 )
 from cardaudit.checks.registry import NotApplicable, check
 from cardaudit.extract.config_count import text_config
+from cardaudit.extract.header_walk import header_walk
 from cardaudit.extract.parameters import index_total_size, index_weight_map
 from cardaudit.extract.quantization import DTYPE_BYTES, config_dtype
 from cardaudit.model import Evidence, Facts, Hit, Location
@@ -308,7 +308,7 @@ def _safetensors_index_hits(
 ) -> list[Hit] | str:
     """total_size and weight_map against the shard headers, or why they cannot be."""
     total_size = index_total_size(index)
-    headers = [h for h in evidence.safetensors if not h.error]
+    headers = header_walk(evidence).shards  # the readable headers, walked once
     if total_size is None or not headers:
         return "no index total_size or no readable headers"
     weight_map = index_weight_map(index)
@@ -318,9 +318,7 @@ def _safetensors_index_hits(
         s.rsplit("/", 1)[-1] for s in shards
     }:
         return "some shards are missing (MEM008)"
-    data = sum(
-        prod(t.shape) * DTYPE_BYTES.get(t.dtype, 0) for h in covered or headers for t in h.tensors
-    )
+    data = sum(h.data_bytes for h in covered or headers)
     hits = []
     tolerance = rule.param("tolerance_bytes", 0)
     if abs(data - total_size) > tolerance:
@@ -333,7 +331,7 @@ def _safetensors_index_hits(
                 f"total_size: {total_size}",
             )
         )
-    names = {t.name for h in covered for t in h.tensors}
+    names = frozenset().union(*(h.names for h in covered))
     missing = sorted(set(weight_map) - names)
     if missing:
         hits.append(
@@ -402,12 +400,12 @@ def _missing_shards(
 
 @check("MEM009")
 def shards_complete(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    headers = [h for h in evidence.safetensors if not h.error and h.header_length is not None]
+    # what each header describes, from the repo's one walk of its tensors (extract/header_walk)
+    headers = [h for h in header_walk(evidence).shards if h.header_length is not None]
     if not headers:
         raise NotApplicable("no readable safetensors headers")
     for header in headers:
-        data = sum(prod(t.shape) * DTYPE_BYTES.get(t.dtype, 0) for t in header.tensors)
-        expected = 8 + header.header_length + int(data)
+        expected = 8 + header.header_length + int(header.data_bytes)
         size = header.size
         if size is None or size == expected:
             continue

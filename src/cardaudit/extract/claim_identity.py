@@ -34,7 +34,7 @@ class _Stated:
 
 
 def _bench_keys(text: str, table: Any) -> frozenset[str]:
-    from cardaudit.extract.claims import benchmarks_in
+    from cardaudit.extract.claim_text import benchmarks_in
 
     return frozenset(bench.name.pattern for bench, _ in benchmarks_in(text, table))
 

@@ -10,14 +10,18 @@ Benchmark names match across spelling variants ("Human Eval", "MT Bench", "Arena
 next to CJK text; numbers with "％" count as figures.
 """
 
-from __future__ import annotations
-
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import cache
-from typing import Any
 
+from cardaudit.extract.claim_table import Benchmark, ClaimTable, Item, claim_table
+from cardaudit.extract.claim_text import (
+    SCORE,
+    URL,
+    benchmarks_in,
+    scores_in,
+    speed_in,
+)
+from cardaudit.extract.literal_filter import search
 from cardaudit.extract.markdown_prose import Document, cleaned_sentences, paragraphs
 from cardaudit.extract.promises import clean
 from cardaudit.extract.reading import (
@@ -29,216 +33,23 @@ from cardaudit.extract.reading import (
 )
 from cardaudit.model import Claim, Evidence, Location
 
-#: ASCII word boundaries, so that a score or a benchmark name right next to CJK text counts.
-SCORE = re.compile(r"(?<![\w.@/#-])\d{1,3}(?:\.\d+)?\s*[%％]?(?![\w/]|\.\d)", re.ASCII)
+__all__ = [
+    "Benchmark",
+    "ClaimTable",
+    "Item",
+    "benchmarks_in",
+    "claim_facts",
+    "claim_table",
+    "scores_in",
+    "speed_in",
+]
+
 IMAGE = re.compile(
     r"!\[([^\]\n]{0,300})\]\(([^)\s]{1,500})(?:\s[^)\n]{0,200})?\)|<img\s[^>\n]{0,1000}>",
     re.IGNORECASE,
 )
 ATTRIBUTE = re.compile(r"\b(alt|src)\s*=\s*[\"']([^\"'\n]{0,500})[\"']", re.IGNORECASE)
-URL = re.compile(r"https?://\S+")
-DIGIT = re.compile(r"\d")
 PARENS = re.compile(r"\([^()]*\)")
-#: Numbers that are not scores: shots, sizes, pass@k, years, figure numbers, and versions
-#: right after a name ("Llama 3.2", "ChatGPT 3.5", "Devstral Small 1.1").
-NOT_SCORES = re.compile(
-    r"\b\d+[-‑]?(?:shot|k|K|B|M|T)\b|(?:pass|maj|cons|avg)@\d+|\b(?:19|20)\d\d\b"
-    r"|\b(?:figure|fig\.|table|section|step|top|version|v)\s*\d+(?:\.\d+)*"
-    r"|(?-i:\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,8}+)\s+\d+(?:\.\d+)*(?![\d.]*\s*%)\b",
-    re.IGNORECASE | re.ASCII,
-)
-
-
-@dataclass(frozen=True)
-class Benchmark:
-    name: re.Pattern[str]
-    versions: re.Pattern[str] | None
-    agentic: bool
-
-
-@dataclass(frozen=True)
-class Item:
-    id: str
-    label: str
-    kind: str
-    patterns: tuple[re.Pattern[str], ...]
-    agentic_only: bool
-
-
-@dataclass(frozen=True)
-class ClaimTable:
-    benchmarks: tuple[Benchmark, ...]
-    bench_trigger: re.Pattern[str]  # any benchmark name: one search rules a text out
-    speed: tuple[re.Pattern[str], ...]
-    relative: re.Pattern[str]
-    vague_baselines: re.Pattern[str]
-    baseline: re.Pattern[str]
-    window: int
-    sections: re.Pattern[str]
-    checklist: Mapping[str, tuple[Item, ...]]
-    superiority: re.Pattern[str]
-    pointer: re.Pattern[str]
-    pointer_discloses: frozenset[str]
-    image_words: re.Pattern[str]
-
-
-@cache
-def claim_table() -> ClaimTable:
-    from cardaudit.rules import load_table
-
-    raw: dict[str, Any] = load_table("claims")
-    flags = re.IGNORECASE
-
-    def items(entries: list[dict[str, Any]]) -> tuple[Item, ...]:
-        return tuple(
-            Item(
-                id=str(entry["id"]),
-                label=str(entry["label"]),
-                kind=str(entry.get("kind", "patterns")),
-                patterns=tuple(re.compile(p, flags) for p in entry.get("patterns") or ()),
-                agentic_only=bool(entry.get("agentic_only")),
-            )
-            for entry in entries
-        )
-
-    speed = raw["speed"]
-    names = [spelling_tolerant(entry["name"]) for entry in raw["benchmarks"]]
-    pointer = raw["pointer"]
-    return ClaimTable(
-        benchmarks=tuple(
-            Benchmark(
-                re.compile(name, flags | re.ASCII),
-                re.compile(entry["versions"], flags) if entry.get("versions") else None,
-                bool(entry.get("agentic")),
-            )
-            for name, entry in zip(names, raw["benchmarks"], strict=True)
-        ),
-        bench_trigger=re.compile("|".join(f"(?:{name})" for name in names), flags | re.ASCII),
-        speed=tuple(re.compile(p, flags) for p in speed["patterns"]),
-        relative=re.compile(speed["relative"], flags),
-        vague_baselines=re.compile(speed["vague_baselines"], flags),
-        baseline=re.compile(speed["baseline"], flags),
-        window=int(raw["scope"]["window"]),
-        sections=re.compile(raw["scope"]["sections"], flags),
-        checklist={kind: items(entries) for kind, entries in raw["checklist"].items()},
-        superiority=re.compile(raw["superiority"], flags),
-        pointer=re.compile(pointer["pattern"], flags),
-        pointer_discloses=frozenset(str(item) for item in pointer["discloses"]),
-        image_words=re.compile(raw["image_words"], flags | re.ASCII),
-    )
-
-
-def spelling_tolerant(pattern: str) -> str:
-    """A benchmark-name pattern that also matches its spelling variants: an optional
-    separator ("-", "_" or a space) wherever the name has "-?" or " ?", and between the
-    words of a CamelCase name ("HumanEval" → "Human Eval", "Human-Eval"). Literal letters
-    only: escapes, character classes and group syntax are copied as they are."""
-    out: list[str] = []
-    previous = ""
-    index = 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            out.append(pattern[index : index + 2])
-            index += 2
-            previous = ""
-            continue
-        if char == "[":
-            end = index + 1
-            while end < len(pattern) and pattern[end] != "]":
-                end += 2 if pattern[end] == "\\" else 1
-            out.append(pattern[index : end + 1])
-            index = end + 1
-            previous = ""
-            continue
-        if char == "(" and pattern.startswith("(?", index):
-            end = pattern.find(":", index)
-            end = (
-                end if end != -1 and pattern[index + 2 : end].strip("-aiLmsux") == "" else index + 1
-            )
-            out.append(pattern[index : end + 1])
-            index = end + 1
-            previous = ""
-            continue
-        if char in "- " and pattern.startswith("?", index + 1):
-            out.append(SEPARATOR)
-            index += 2
-            previous = ""
-            continue
-        if char.isalpha() and char.isupper() and previous.islower():
-            out.append(SEPARATOR)
-        out.append(char)
-        previous = char if char.isalpha() else ""
-        index += 1
-    return "".join(out)
-
-
-SEPARATOR = "[-_ ]?"
-
-
-# --------------------------------------------------------------------------- finding claims
-
-
-def benchmarks_in(text: str, table: ClaimTable) -> list[tuple[Benchmark, re.Match[str]]]:
-    """Each benchmark named in ``text`` with its first mention, in table order. One search
-    of the combined pattern rules out the many texts that name none."""
-    found: list[tuple[Benchmark, re.Match[str]]] = []
-    if not table.bench_trigger.search(text):
-        return found
-    for bench in table.benchmarks:
-        match = bench.name.search(text)
-        if match:
-            found.append((bench, match))
-    return found
-
-
-def scores_in(
-    text: str, table: ClaimTable, named: list[tuple[Benchmark, re.Match[str]]] | None = None
-) -> list[str]:
-    """Numbers in ``text`` that can be scores (benchmark names, their versions, URLs removed)."""
-    stripped = URL.sub(" ", text)
-    for bench, _match in named if named is not None else benchmarks_in(text, table):
-        stripped = _strip_name(stripped, bench)
-    stripped = NOT_SCORES.sub(" ", stripped)
-    return [match.group(0).strip() for match in SCORE.finditer(stripped)]
-
-
-#: What may stand between a benchmark's name and its version ("MT-Bench (v2)").
-_VERSION_GAP = re.compile(r"[\s(\[:-]*")
-
-
-def _strip_name(text: str, bench: Benchmark) -> str:
-    """``text`` without each mention of ``bench`` and the version right after it.
-
-    One left-to-right pass (searching on from the last mention): removing a mention and
-    searching the whole text again was quadratic in the mentions on a line.
-    """
-    pieces: list[str] = []
-    pos = 0
-    while pos <= len(text):
-        match = bench.name.search(text, pos)
-        if match is None:
-            break
-        end = match.end()
-        if bench.versions is not None:
-            gap = _VERSION_GAP.match(text, end)
-            version = bench.versions.match(text, gap.end()) if gap else None
-            if version and version.start() - end <= 3:
-                end = version.end()
-        if end == match.start():  # an empty match: keep the character and move on
-            pieces.append(text[pos : end + 1])
-            pos = end + 1
-            continue
-        pieces += [text[pos : match.start()], " "]
-        pos = end
-    pieces.append(text[pos:])
-    return "".join(pieces)
-
-
-def speed_in(text: str, table: ClaimTable) -> list[str]:
-    if not DIGIT.search(text):  # every speed figure has a number
-        return []
-    return [match.group(0) for regex in table.speed for match in regex.finditer(text)]
 
 
 @dataclass(frozen=True)
@@ -360,7 +171,7 @@ def _prose_claims(reading: Reading, table: ClaimTable) -> list[Found]:
                     Found("speed", document, number, number, text, tuple(figures), (), subject)
                 )
             if not figures and not (named and scores):
-                match = table.superiority.search(text)
+                match = search(table.superiority, text)
                 if match:
                     subject = subject_near(reading, number, text, match.start())
                 if match and not table.pointer.search(IMAGE.sub(" ", sentence)):

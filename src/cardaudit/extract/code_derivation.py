@@ -112,7 +112,7 @@ def _is_candidate(path: str, text: TextFile, claim: CodeClaim) -> bool:
 
 
 def _upstream_counterpart(path: str, claim: CodeClaim) -> TextFile | None:
-    from cardaudit.sources.upstream import upstream_file
+    from cardaudit.upstream import upstream_file
 
     upstream = (_table().get("upstreams") or {}).get(claim.upstream) or {}
     key = claim.model_key

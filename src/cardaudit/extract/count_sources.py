@@ -79,7 +79,7 @@ def from_gguf(headers: Iterable[GGUFHeader], listed: Iterable[str] = ()) -> Para
     if not readable:
         return None
     # Split GGUF files (model-00001-of-00003.gguf) add up; separate quantizations do not.
-    from cardaudit.sources.gguf_header import main_gguf_group
+    from cardaudit.extract.gguf_files import main_gguf_group
 
     chosen = set(main_gguf_group(h.path for h in readable))
     group = [h for h in readable if h.path in chosen]

@@ -168,8 +168,9 @@ def _figure(
 def new_figures(file: TextFile, body: str, repo: str, seen: Iterable[Any]) -> list[Any]:
     """The CJK figures of ``file`` as :class:`~cardaudit.extract.figures.Figure`, leaving out
     any the English reading already found (same kind, line and value)."""
-    # figures.py's own helpers, so both readings state precision, dtype and cells alike
-    from cardaudit.extract.figures import Figure, _cells, _dtype_in, _half_unit
+    # the English reading's own helpers, so both state precision, dtype and cells alike
+    from cardaudit.extract.figure_model import Figure, half_unit
+    from cardaudit.extract.figure_text import cells, dtype_in
 
     known = {(f.kind, f.line, f.value) for f in seen}
     out = []
@@ -187,10 +188,10 @@ def new_figures(file: TextFile, body: str, repo: str, seen: Iterable[Any]) -> li
                 line,
                 repo,
                 item.approx,
-                _half_unit(item.number, item.scale),
+                half_unit(item.number, item.scale),
                 unit=item.unit,
-                dtype=_dtype_in(item.clause) if item.kind == "memory" else None,
-                cells=_cells(file, item.offset),
+                dtype=dtype_in(item.clause) if item.kind == "memory" else None,
+                cells=cells(file, item.offset),
             )
         )
     return out

@@ -1,8 +1,8 @@
 """Parameter counts, from the best evidence available.
 
-Order of preference: safetensors headers (exact, counted here), the Hub's totals of those
-headers when they were too large to read (exact, checked against the commit), GGUF
-headers (exact), the weight index (``total_size`` / ``weight_map``) with config.json,
+Order of preference: safetensors headers (exact; walked once by :mod:`.header_walk`), the
+Hub's totals of those headers when they were too large to read (exact, checked against the
+commit), GGUF headers (exact), the weight index (``total_size`` / ``weight_map``) with config.json,
 config.json alone (:mod:`cardaudit.extract.count_sources`, :mod:`.index_count`).
 ``total`` is every logical parameter stored (packed int4 / MXFP4 unpacked; quantization scales, zero
 points and indices excluded — they are storage, counted in ``details.aux_bytes``). For a
@@ -12,9 +12,7 @@ config-only count, ``total`` is what transformers builds; MTP layers are in
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
-from math import prod
 from typing import Any
 
 from cardaudit.extract.config_count import (
@@ -24,18 +22,11 @@ from cardaudit.extract.config_count import (
     text_config,
 )
 from cardaudit.extract.count_sources import config_details, from_config, from_gguf, from_hub_totals
+from cardaudit.extract.header_walk import HeaderWalk, count_tensors, header_walk, walk_headers
 from cardaudit.extract.index_count import from_index, index_total_size, index_weight_map
-from cardaudit.extract.quantization import (
-    DTYPE_BYTES,
-    UNPACKED_DTYPES,
-    fp4_labels,
-    is_aux_tensor,
-    logical_dtype,
-    logical_elements,
-    quantization_of,
-)
-from cardaudit.extract.tensor_parts import moe_ratio, num_layers, tensor_part
-from cardaudit.model import Evidence, ParameterFacts, SafetensorsHeader, TensorInfo
+from cardaudit.extract.quantization import quantization_of
+from cardaudit.extract.tensor_parts import moe_ratio, tensor_part
+from cardaudit.model import Evidence, ParameterFacts, SafetensorsHeader
 
 __all__ = [
     "count_tensors",
@@ -49,62 +40,6 @@ __all__ = [
     "parameter_facts",
     "tensor_part",
 ]
-
-
-def count_tensors(
-    tensors: Iterable[TensorInfo], config: Mapping[str, Any] | None
-) -> dict[str, Any]:
-    """Exact logical counts of safetensors tensors, split by dtype and model part."""
-    tensors = list(tensors)
-    fp4 = fp4_labels(tensors)
-    quant = quantization_of(config)
-    layers = num_layers(config)
-    by_dtype: Counter[str] = Counter()
-    parts: Counter[str] = Counter()
-    stored_bytes = 0.0
-    stored_elements = 0
-    aux_bytes = 0.0
-    aux_tensors = 0
-    seen: set[str] = set()
-    duplicates = 0
-    opaque: list[str] = []
-    for tensor in tensors:
-        if tensor.name in seen:
-            duplicates += 1
-            continue
-        seen.add(tensor.name)
-        elements = prod(tensor.shape)
-        size = elements * DTYPE_BYTES.get(tensor.dtype, 0)
-        stored_bytes += size
-        stored_elements += elements
-        if is_aux_tensor(tensor.name):
-            aux_bytes += size
-            aux_tensors += 1
-            continue
-        if tensor.dtype in UNPACKED_DTYPES:  # fast path: floats are never packed
-            logical, label = elements, tensor.dtype
-        elif tensor.name in fp4:
-            logical, label = 2 * elements, fp4[tensor.name]
-        else:
-            logical = logical_elements(tensor.name, tensor.dtype, quant.bits, elements)
-            label = logical_dtype(tensor.name, tensor.dtype, quant.bits)
-            if label in OPAQUE_DTYPES and elements >= OPAQUE_MIN_ELEMENTS:
-                opaque.append(tensor.name)
-        by_dtype[label] += logical
-        parts[tensor_part(tensor.name, layers)] += logical
-    total = sum(by_dtype.values())
-    return {
-        "total": total,
-        "by_dtype": dict(sorted(by_dtype.items())),
-        "parts": dict(parts),
-        "stored_bytes": int(stored_bytes),
-        "stored_elements": stored_elements,
-        "aux_bytes": int(aux_bytes),
-        "aux_tensors": aux_tensors,
-        "tensors": len(seen),
-        "duplicate_tensors": duplicates,
-        "opaque_tensors": opaque,
-    }
 
 
 def active_from_parts(parts: Mapping[str, int], ratio: tuple[int, int] | None) -> int | None:
@@ -129,20 +64,17 @@ def _without_embeddings(active: int | None, config: Mapping[str, Any] | None) ->
     return active - vocab * hidden * (1 if tied else 2)
 
 
-#: Integer storage left packed after unpacking what is known (GPTQ / AWQ / compressed-tensors
-#: int, FP4, bitsandbytes): EXL2 ``q_weight``, EXL3 ``trellis``, HQQ and the like. Their
-#: elements are not parameters, and their logical shapes are not in the header.
-OPAQUE_DTYPES = frozenset({"I16", "I32", "U16", "U32"})
-OPAQUE_MIN_ELEMENTS = 4096
-
-
 def from_headers(
     headers: Iterable[SafetensorsHeader], config: Mapping[str, Any] | None
 ) -> ParameterFacts | None:
-    readable = [header for header in headers if not header.error]
-    if not readable:
+    """The count of safetensors headers (one walk of their tensors, :mod:`.header_walk`)."""
+    return _from_walk(walk_headers(headers, config), config)
+
+
+def _from_walk(walk: HeaderWalk, config: Mapping[str, Any] | None) -> ParameterFacts | None:
+    if not walk.shards:
         return None
-    counted = count_tensors((t for h in readable for t in h.tensors), config)
+    counted = dict(walk.counted)
     if not counted["tensors"]:
         return None
     parts = counted.pop("parts")
@@ -160,8 +92,8 @@ def from_headers(
     active = active_from_parts(parts, moe_ratio(config))
     details = {
         **{k: v for k, v in counted.items() if k not in ("total", "by_dtype")},
-        "shards": len(readable),
-        "header_only_shards": [h.path for h in readable if _header_only(h)],
+        "shards": len(walk.shards),
+        "header_only_shards": [shard.path for shard in walk.shards if shard.header_only],
         "vision": parts.get("vision", 0),
         "mtp": parts.get("mtp", 0),
         "experts": parts.get("expert", 0),
@@ -172,20 +104,11 @@ def from_headers(
     return ParameterFacts(counted["total"], active, counted["by_dtype"], "safetensors", details)
 
 
-def _header_only(header: SafetensorsHeader) -> bool:
-    """A file holding its header and no tensor data (a stub; see rule MEM009)."""
-    if header.header_length is None or header.size is None:
-        return False
-    has_data = any(prod(t.shape) for t in header.tensors)
-    return has_data and header.size == 8 + header.header_length
-
-
 def parameter_facts(evidence: Evidence) -> ParameterFacts:
     """The most exact parameter count the evidence allows (empty facts when none)."""
     config = evidence.config
     missing = _shards_without_headers(evidence)
-    headers = () if missing else evidence.safetensors
-    counted = from_headers(headers, config)
+    counted = None if missing else _from_walk(header_walk(evidence), config)
     skipped = counted.details.get("headers_not_counted") if counted is not None else None
     for facts in (
         None if skipped else counted,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from cardaudit.extract.literal_filter import lowered, ruled_out, search
 from cardaudit.extract.markdown_blocks import TABLE_ROW
 from cardaudit.extract.markdown_prose import (
     Document,
@@ -176,9 +177,10 @@ class Mention:
 
 def clean(text: str) -> str:
     """Prose without Markdown links' targets, HTML tags or emphasis."""
-    text = LINK.sub(lambda m: m.group(1), text)
+    if "](" in text:  # what every LINK match contains: most lines have no link
+        text = LINK.sub(lambda m: m.group(1), text)
     text = MARKUP.sub("", text)
-    return re.sub(r"\s+", " ", text).strip()
+    return " ".join(text.split())  # the same as re.sub(r"\s+", " ", text).strip()
 
 
 def items_in(text: str, table: PromiseTable) -> list[tuple[str, str]]:
@@ -271,8 +273,11 @@ LEADING_WORDS = frozenset(
 def item_spans(text: str, table: PromiseTable) -> list[tuple[int, int, str, str]]:
     """(start, end, artifact, item) of each artifact phrase in ``text``, left to right."""
     spans: list[tuple[int, int, str]] = []
+    low = lowered(text)
     for name, spec in table.artifacts.items():
         for regex in spec.phrases:
+            if ruled_out(regex, low):
+                continue  # the text lacks a word every match of the phrase needs
             for match in regex.finditer(text):
                 spans.append((match.start(), match.end(), name))
     spans.sort(key=lambda span: (span[0], -(span[1] - span[0])))
@@ -355,8 +360,9 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
         parts = split if split is not None else [(o, s, clean(s)) for o, s in sentences(text)]
         for offset, sentence, cleaned in parts:
             context_sentence, previous = previous, cleaned
-            if not table.trigger.search(cleaned):
-                if table.delivered_words.search(cleaned):
+            low = lowered(cleaned)
+            if not search(table.trigger, cleaned, low):
+                if search(table.delivered_words, cleaned, low):
                     add(delivered, at(offset), cleaned, "statement", bare=False)
                 continue
             if any(regex.search(cleaned) for regex in table.excludes):

@@ -148,36 +148,49 @@ def _group_bits(qc: Mapping[str, Any]) -> int | None:
 def fp4_labels(tensors: Iterable[TensorInfo]) -> dict[str, str]:
     """Names of the U8 weights that hold two 4-bit values a byte, with their label, read
     from the tensors themselves (so a quantization config kept in another file, such as
-    ``hf_quant_config.json``, does not matter):
+    ``hf_quant_config.json``, does not matter): see :class:`Fp4Labels`."""
+    found = Fp4Labels()
+    for tensor in tensors:
+        found.see(tensor)
+    return found.labels()
+
+
+class Fp4Labels:
+    """:func:`fp4_labels` fed one tensor at a time (the header walk's single pass):
 
     * a ``*.weight`` or ``*.weight_packed`` (out, in/2) whose ``*.weight_scale`` sibling
       holds one E4M3 scale per 16 values (NVFP4) or one E8M0 per 32 (MXFP4);
     * a bitsandbytes 4-bit ``*.weight`` (a flat U8 column) beside its
       ``*.weight.quant_state.bitsandbytes__nf4`` (or ``__fp4``): labelled NF4 / FP4.
     """
-    candidates: dict[str, TensorInfo] = {}
-    scales: dict[str, TensorInfo] = {}
-    labels: dict[str, str] = {}
-    bnb: dict[str, str] = {}
-    for tensor in tensors:
+
+    def __init__(self) -> None:
+        self.candidates: dict[str, TensorInfo] = {}
+        self.scales: dict[str, TensorInfo] = {}
+        self.bnb: dict[str, str] = {}
+
+    def see(self, tensor: TensorInfo) -> None:
         if tensor.dtype == "U8" and tensor.name.endswith((".weight", ".weight_packed")):
-            candidates[tensor.name.rsplit(".", 1)[0]] = tensor
+            self.candidates[tensor.name.rsplit(".", 1)[0]] = tensor
         elif tensor.dtype in FP4_BLOCKS and tensor.name.endswith(".weight_scale"):
-            scales[tensor.name.removesuffix(".weight_scale")] = tensor
+            self.scales[tensor.name.removesuffix(".weight_scale")] = tensor
         elif ".weight.quant_state.bitsandbytes__" in tensor.name:
             weight, kind = tensor.name.split(".quant_state.bitsandbytes__", 1)
-            bnb[weight] = kind.upper()
-    for prefix, weight in candidates.items():
-        if weight.name in bnb:
-            labels[weight.name] = bnb[weight.name]
-            continue
-        scale = scales.get(prefix)
-        if scale is None or len(scale.shape) != 2 or len(weight.shape) != 2:
-            continue
-        block, label = FP4_BLOCKS[scale.dtype]
-        if scale.shape[0] == weight.shape[0] and scale.shape[1] * block == 2 * weight.shape[1]:
-            labels[weight.name] = label
-    return labels
+            self.bnb[weight] = kind.upper()
+
+    def labels(self) -> dict[str, str]:
+        labels: dict[str, str] = {}
+        for prefix, weight in self.candidates.items():
+            if weight.name in self.bnb:
+                labels[weight.name] = self.bnb[weight.name]
+                continue
+            scale = self.scales.get(prefix)
+            if scale is None or len(scale.shape) != 2 or len(weight.shape) != 2:
+                continue
+            block, label = FP4_BLOCKS[scale.dtype]
+            if scale.shape[0] == weight.shape[0] and scale.shape[1] * block == 2 * weight.shape[1]:
+                labels[weight.name] = label
+        return labels
 
 
 def is_aux_tensor(name: str) -> bool:

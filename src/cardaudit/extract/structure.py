@@ -8,12 +8,12 @@ and a quantized model keep their base's shapes.
 from __future__ import annotations
 
 import re
-import threading
-import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cardaudit.extract.evidence_memo import EvidenceMemo
+from cardaudit.extract.header_walk import header_walk, tensor_name_normaliser
 from cardaudit.model import Evidence, frozen_mapping
 from cardaudit.rules import load_table
 
@@ -75,31 +75,6 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _prefix_rewrites() -> tuple[tuple[str, str], ...]:
-    return tuple(
-        (str(rewrite["from"]), str(rewrite["to"]))
-        for rewrite in _table().get("tensor_prefixes") or ()
-    )
-
-
-def _normaliser() -> Callable[[str], str]:
-    """A tensor name with the table's prefixes rewritten (``model.language_model.`` →
-    ``model.``), the table read once: most names match no prefix, which one ``startswith``
-    over all prefixes rejects."""
-    rewrites = _prefix_rewrites()
-    prefixes = tuple(before for before, _ in rewrites)
-
-    def normalise(name: str) -> str:
-        if not name.startswith(prefixes):
-            return name
-        for before, after in rewrites:
-            if name.startswith(before):
-                return after + name[len(before) :]
-        return name  # pragma: no cover - startswith(prefixes) said one matches
-
-    return normalise
-
-
 def _vision_parts() -> tuple[str, ...]:
     return tuple(str(part) for part in _table().get("vision_parts") or ())
 
@@ -118,34 +93,13 @@ def _any_vision_tensor(names: Iterable[str]) -> bool:
     return pattern.search("\n".join(names)) is not None
 
 
-#: Structures by the identity of their evidence, for as long as the evidence lives: the
-#: model's is needed by the derivation facts and by two derivation checks, each a pass over
-#: every tensor name of a repo that may hold 200,000.
-_KNOWN: dict[int, tuple[weakref.ref[Evidence], Structure]] = {}
-_KNOWN_LOCK = threading.RLock()  # re-entrant: a collection inside may call forget()
-
-
 def structure_of(evidence: Evidence) -> Structure:
     """The structure of one repo; unknown parts stay empty (never raises on odd configs).
 
-    Computed once per evidence object, since several facts and checks ask for the same
-    repo's; the entry goes when the evidence does.
+    Computed once per evidence object (:data:`_KNOWN`), since the derivation facts and two
+    derivation checks ask for the same repo's; the entry goes when the evidence does.
     """
-    key = id(evidence)
-    with _KNOWN_LOCK:
-        known = _KNOWN.get(key)
-    if known is not None and known[0]() is evidence:
-        return known[1]
-    structure = _structure_of(evidence)
-
-    def forget(_ref: weakref.ref[Evidence]) -> None:
-        with _KNOWN_LOCK:
-            if _KNOWN.get(key, (None,))[0] is _ref:
-                del _KNOWN[key]
-
-    with _KNOWN_LOCK:
-        _KNOWN[key] = (weakref.ref(evidence, forget), structure)
-    return structure
+    return _KNOWN(evidence)
 
 
 def _structure_of(evidence: Evidence) -> Structure:
@@ -161,15 +115,10 @@ def _structure_of(evidence: Evidence) -> Structure:
                 fields[name] = value
                 break
     architectures = config.get("architectures")
-    tensors: dict[str, tuple[int, ...]] | None = None
     names: set[str] = set()
-    normalise = _normaliser()
-    for header in evidence.safetensors:
-        if header.error or header.path.rsplit("/", 1)[-1].startswith("adapter_model"):
-            continue  # adapter weights are not the model's own tensors
-        tensors = tensors or {}
-        for tensor in header.tensors:
-            tensors[normalise(tensor.name)] = tensor.shape
+    normalise = tensor_name_normaliser()
+    # the model's own tensors (adapter files excluded), from the repo's one header walk
+    tensors = dict(header_walk(evidence).shapes) if evidence.safetensors else None
     if tensors:
         names = set(tensors)
     elif isinstance(evidence.safetensors_index, Mapping):
@@ -379,3 +328,7 @@ def _linear_pattern(target: str):
         return re2.compile(target, options=options)
     except re2.error:
         return None
+
+
+#: Structures by evidence object, for as long as it lives.
+_KNOWN: EvidenceMemo[Structure] = EvidenceMemo(_structure_of)

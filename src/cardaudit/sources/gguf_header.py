@@ -10,11 +10,8 @@ shape and byte size: the same header parses in about 0.1 s.
 
 from __future__ import annotations
 
-import re
 import struct
-from collections.abc import Iterable
 from math import prod
-from pathlib import PurePosixPath
 from typing import Any
 
 from cardaudit.model import GGUFHeader, TensorInfo, frozen_mapping
@@ -139,24 +136,3 @@ def read_gguf_header(path: str, display_path: str, size: int | None) -> GGUFHead
         tensor_bytes=total_bytes,
         header_length=int(reader.data_offset),
     )
-
-
-_SPLIT = re.compile(r"-\d{5}-of-\d{5}\.gguf$")
-
-
-def gguf_stem(path: str) -> str:
-    """The model a .gguf file belongs to: split parts (``-00001-of-00003``) share a stem."""
-    return _SPLIT.sub("", path.lower())
-
-
-def main_gguf_group(paths: Iterable[str]) -> list[str]:
-    """The files of the model whose parameters are counted: the first (in path order) group
-    of split parts that is not a vision projector (``mmproj``); the other groups are
-    other quantizations of it, or projectors."""
-    groups: dict[str, list[str]] = {}
-    for path in sorted(paths):
-        groups.setdefault(gguf_stem(path), []).append(path)
-    if not groups:
-        return []
-    language = [g for stem, g in groups.items() if "mmproj" not in PurePosixPath(stem).name]
-    return (language or list(groups.values()))[0]

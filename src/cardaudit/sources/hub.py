@@ -564,7 +564,7 @@ class HubSource:
         group of split parts, :func:`main_gguf_group`), each from a prefix read by HTTP
         Range. Other quantizations of the same model, often a dozen files of 5 MB headers
         each, are listed with their sizes, not read."""
-        from cardaudit.sources.gguf_header import main_gguf_group
+        from cardaudit.extract.gguf_files import main_gguf_group
 
         ggufs = {entry.path: entry for entry in files if entry.path.lower().endswith(".gguf")}
         chosen = main_gguf_group(ggufs)

@@ -3,6 +3,10 @@
 ``importlib.util.find_spec`` on a top-level name only searches ``sys.path`` (or the folders
 in ``CARDAUDIT_UPSTREAM_PATH``); nothing of the package, let alone the audited code, is
 imported or executed.
+
+It lives beside :mod:`cardaudit.rules` rather than in ``sources/``: like the rule tables it
+reads reference files installed with this machine's packages, never the audited repos, and
+extract/ (``code_derivation``) may use it (extract never imports sources).
 """
 
 from __future__ import annotations

@@ -1,0 +1,114 @@
+"""Setting figures: the context length ("128K tokens", "context window of 32,768") and the
+precision the weights are stated in ("weights in BF16")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+
+from cardaudit.extract.figure_model import APPROX, Figure
+from cardaudit.extract.figure_text import DTYPE, DTYPES, anchored_finditer
+from cardaudit.model import TextFile
+
+PRECISION_CONTEXT = re.compile(r"precision|dtype|tensor\s+type|weights\s+(?:are|in)", re.I)
+CONTEXT_NUMBER = (
+    r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s?[KkM]\b|\d{3,8})"
+    r"(?P<rest>(?:\s|-)*(?:tokens?\b(?!\s*/\s*s|\s+per\s+second)|context\b))"
+)
+CONTEXT_TOKENS = re.compile(APPROX + CONTEXT_NUMBER)
+#: The number every CONTEXT_TOKENS match contains (see figure_text.anchored_finditer).
+CONTEXT_ANCHOR = re.compile(CONTEXT_NUMBER)
+CONTEXT_LEAD = re.compile(
+    r"(?:context(?:\s+(?:length|window|size))?|sequence\s+length|max(?:imum)?\s+(?:input\s+)?"
+    r"length)\s*+(?:of|:|=|\||is|up\s+to)?\s*+(?:up\s+to\s+)?"
+    + APPROX
+    + r"(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s?[KkM]\b|\d{3,8}\b)",
+    re.IGNORECASE,
+)
+CONTEXT_WORD = re.compile(r"context|sequence length|window|long[- ]?text", re.IGNORECASE)
+
+
+@cache
+def _cjk_context() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The context figure of a CJK card, after or before its word (no word boundaries in
+    CJK text: "上下文长度 32K", "支持128K上下文"); the words are data
+    (rules/tables/figures_cjk.yaml)."""
+    from cardaudit.rules import load_table
+
+    words = f"(?:{load_table('figures_cjk')['context_words']})"
+    number = (
+        r"(?<![\d.,])(?P<num>\d{1,3}(?:,\d{3})++|\d++(?:\.\d++)?\s?[KkM](?![A-Za-z])"
+        r"|\d{3,8}(?!\d))"
+    )
+    after = re.compile(
+        words
+        + r"(?:[ \t]|[:：|=为是达至はが]|는|은|可达|高达|最大|最高|最多|支持|up\s+to)*+"
+        + APPROX
+        + number
+    )
+    before = re.compile(
+        APPROX + number + r"[ \t]*+(?:tokens?|个\s*token|トークン)?+[ \t]*+的?+[ \t]*+" + words
+    )
+    return after, before
+
+
+def context_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
+    seen: set[int] = set()
+    after, before = _cjk_context()
+    for cjk, matches in (
+        (False, CONTEXT_LEAD.finditer(body)),
+        (False, anchored_finditer(CONTEXT_TOKENS, CONTEXT_ANCHOR, body)),
+        (True, after.finditer(body)),
+        (True, before.finditer(body)),
+    ):
+        for match in matches:
+            start = match.start("num")
+            if start in seen:
+                continue
+            line_start = body.rfind("\n", 0, start) + 1
+            line_end = body.find("\n", start)
+            line_text = body[line_start : line_end if line_end != -1 else len(body)]
+            if not cjk and not CONTEXT_WORD.search(line_text):
+                continue
+            tokens = _tokens(match.group("num"))
+            if tokens is None or tokens < 512:
+                continue
+            seen.add(start)
+            yield Figure(
+                "context",
+                tokens,
+                " ".join(match.group(0).split()),
+                file.path,
+                file.line_at(start),
+                repo,
+                bool(match.group("approx")),
+            )
+
+
+def _tokens(number: str) -> int | None:
+    text = number.replace(",", "").replace(" ", "")
+    try:
+        if text[-1] in "kK":
+            return int(float(text[:-1]) * 1024) if float(text[:-1]) < 1000 else None
+        if text[-1] == "M":
+            return int(float(text[:-1]) * 1024 * 1024)
+        return int(float(text))
+    except ValueError:
+        return None
+
+
+def dtype_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
+    for line_number, line in enumerate(body.split("\n"), start=1):
+        if not PRECISION_CONTEXT.search(line):
+            continue
+        for match in DTYPE.finditer(line):
+            yield Figure(
+                "dtype",
+                0,
+                line.strip()[:160],
+                file.path,
+                line_number,
+                repo,
+                dtype=DTYPES[match.group(1).lower()],
+            )
