@@ -9,6 +9,7 @@ from functools import cache
 
 from cardaudit.extract.figure_model import APPROX, Figure
 from cardaudit.extract.figure_text import DTYPE, DTYPES, anchored_finditer
+from cardaudit.extract.figures_cjk import has_cjk
 from cardaudit.model import TextFile
 
 PRECISION_CONTEXT = re.compile(r"precision|dtype|tensor\s+type|weights\s+(?:are|in)", re.I)
@@ -55,13 +56,14 @@ def _cjk_context() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 def context_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
     seen: set[int] = set()
-    after, before = _cjk_context()
-    for cjk, matches in (
+    readings = [
         (False, CONTEXT_LEAD.finditer(body)),
         (False, anchored_finditer(CONTEXT_TOKENS, CONTEXT_ANCHOR, body)),
-        (True, after.finditer(body)),
-        (True, before.finditer(body)),
-    ):
+    ]
+    if has_cjk(body):  # the CJK words cannot match elsewhere: one search rules them out
+        after, before = _cjk_context()
+        readings += [(True, after.finditer(body)), (True, before.finditer(body))]
+    for cjk, matches in readings:
         for match in matches:
             start = match.start("num")
             if start in seen:

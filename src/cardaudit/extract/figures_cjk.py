@@ -98,7 +98,8 @@ def _clauses(body: str, table: CjkTable) -> Iterator[tuple[int, str]]:
 _CJK = re.compile("[\u3040-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
-def _has_cjk(text: str) -> bool:
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds any kana, Han or Hangul character."""
     return _CJK.search(text) is not None
 
 
@@ -110,12 +111,12 @@ def _distance(span: tuple[int, int], others: list[tuple[int, int]]) -> int:
 
 def cjk_figures(body: str) -> list[CjkFigure]:
     """Parameter counts and weight sizes stated in CJK clauses of ``body``."""
-    if not _has_cjk(body):  # an English card costs one search
+    if not has_cjk(body):  # an English card costs one search
         return []
     table = cjk_table()
     found: list[CjkFigure] = []
     for start, clause in _clauses(body, table):
-        if len(clause) > MAX_CLAUSE or not _has_cjk(clause):
+        if len(clause) > MAX_CLAUSE or not has_cjk(clause):
             continue
         if table.comparative.search(clause):
             continue  # another model's size

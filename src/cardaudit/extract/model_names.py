@@ -184,6 +184,9 @@ class ModelNames:
 
     def _sibling(self, token: str) -> bool:
         """An audited name's core with a size the audited model does not have."""
+        key = canonical(token)
+        if not self.sizes or not any(key.startswith(core) for core in self.cores):
+            return False
         core, sizes = core_and_sizes(token, self.table)
         return bool(sizes and self.sizes) and core in self.cores and not sizes <= self.sizes
 
