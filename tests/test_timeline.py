@@ -440,6 +440,36 @@ def test_promise_ledger_of_the_three_revisions(recorded) -> None:
     assert LedgerSummary.of(early).oldest_open_days == 92
 
 
+def test_ledger_over_runs_of_unchanged_audits(recorded) -> None:
+    """Re-audits of unchanged content share one records tuple in the store; the ledger skips
+    them (only the last audit id moves on) and equals the ledger of unshared copies."""
+    from dataclasses import replace
+    from datetime import timedelta
+
+    from cardaudit.ledger import promise_ledger
+
+    _shas, audits = recorded
+    repeated = []
+    for audit in audits:
+        repeated.append(audit)
+        for hour in range(1, 4):  # three re-audits sharing the records, as the store loads them
+            repeated.append(
+                replace(
+                    audit,
+                    id=audit.id * 100 + hour,
+                    audited_at=audit.audited_at + timedelta(hours=hour),
+                )
+            )
+    copies = [replace(a, promises=tuple(replace(p) for p in a.promises)) for a in repeated]
+    assert repeated[1].promises is repeated[0].promises
+    assert copies[1].promises is not copies[0].promises
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    shared, unshared = promise_ledger(repeated, now=now), promise_ledger(copies, now=now)
+    assert shared == unshared
+    by_artifact = {e.artifact: e for e in shared}
+    assert by_artifact["training_code"].last_audit_id == audits[2].id * 100 + 3
+
+
 def test_cli_history_ledger_formats(recorded, store_url: str, model_repo: Path) -> None:
     import csv
     import io

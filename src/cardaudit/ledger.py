@@ -122,7 +122,16 @@ def promise_ledger(audits: Sequence[AuditRecord], now: datetime | None = None) -
         now = audit_now()
     closed: list[LedgerEntry] = []
     current: dict[int, LedgerEntry] = {id(p): _opened(p, audits[0]) for p in audits[0].promises}
+    unchanged_until: int | None = None  # the last audit of a run that restated the same records
     for old, new in pairwise(audits):
+        if new.promises is old.promises:
+            # The store shares one records tuple across a run of audits with equal content:
+            # each promise is seen again as it was, so only the last audit id moves on.
+            unchanged_until = new.id
+            continue
+        if unchanged_until is not None:
+            current = {k: replace(e, last_audit_id=unchanged_until) for k, e in current.items()}
+            unchanged_until = None
         pairs, gone, fresh = match_promises(old.promises, new.promises)
         following: dict[int, LedgerEntry] = {}
         for was, now_stated in pairs:
@@ -153,6 +162,8 @@ def promise_ledger(audits: Sequence[AuditRecord], now: datetime | None = None) -
         for promise in fresh:
             following[id(promise)] = _opened(promise, new)
         current = following
+    if unchanged_until is not None:
+        current = {k: replace(e, last_audit_id=unchanged_until) for k, e in current.items()}
     entries = [*closed, *current.values()]
     entries = [replace(e, days_open=_days(e.first_promised, e.closed_on or now)) for e in entries]
     return sorted(

@@ -21,6 +21,7 @@ from cardaudit.store.engine import (
     current_revision,
     resolve_url,
     safe_url,
+    stored_revision,
     upgrade,
 )
 from cardaudit.store.records import (
@@ -109,7 +110,12 @@ class Store:
             _require_existing(resolved)
         engine = create_store_engine(resolved)
         try:
-            if must_exist and current_revision(engine) is None:
+            # one query; Alembic only when it finds no single revision (several heads)
+            if (
+                must_exist
+                and stored_revision(engine) is None
+                and current_revision(engine) is None
+            ):
                 engine.dispose()
                 raise StoreError(_no_store_message(resolved))
             cls._retry(lambda: upgrade(engine))
