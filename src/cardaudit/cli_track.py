@@ -424,7 +424,8 @@ def diff(
         _check_format(output_format)
         key = key_for_argument(target)
         with _open(db, must_exist=True) as store:
-            audits = store.require_summaries(key)  # one row each: enough to pick the two
+            # one row each, enough to pick the two; only the last two for the default diff
+            audits = store.require_summaries(key, None if from_rev or to_rev else 2)
             new = pick_audit(audits, to_rev) if to_rev else audits[-1]
             if from_rev:
                 old = pick_audit(audits, from_rev)

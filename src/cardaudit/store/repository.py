@@ -312,9 +312,16 @@ class Store:
         """Like :meth:`audits`, but an unknown target is a clear error."""
         return self._require(key, self.audits(key))
 
-    def require_summaries(self, key: str) -> list[AuditRecord]:
-        """Like :meth:`summaries`, but an unknown target is a clear error."""
-        return self._require(key, self.summaries(key))
+    def require_summaries(self, key: str, newest: int | None = None) -> list[AuditRecord]:
+        """Like :meth:`summaries` (only the ``newest`` N, oldest first, when given), but an
+        unknown target is a clear error."""
+        from cardaudit.store.schema import AuditRow
+
+        if newest is None:
+            return self._require(key, self.summaries(key))
+        where = AuditRow.target_key == key
+        found = self._run(lambda session: _load(session, where, content=False, newest=newest))
+        return self._require(key, found)
 
     def _require(self, key: str, found: list[AuditRecord]) -> list[AuditRecord]:
         if not found:
