@@ -268,7 +268,9 @@ def _serve(args, jobs, results, scratches, children) -> dict[str, dict]:
         for kind in detail if status != "ok" else ():
             kind = f"{status}: {kind}"
             entry["kinds"][kind] += 1
-            entry["examples"].setdefault(kind, index)
+            shown = entry["examples"].setdefault(kind, [])
+            if len(shown) < 5:
+                shown.append(index)
         child.job = None
 
     def dispatch(child: Child) -> None:
@@ -326,7 +328,9 @@ def main() -> None:
     parser.add_argument("--memory-mb", type=int, default=1024, help="memory per input")
     parser.add_argument("--all-formats-every", type=int, default=10)
     parser.add_argument("--parsers", default="", help="comma-separated subset")
-    parser.add_argument("--examples", action="store_true", help="print an input index per kind")
+    parser.add_argument(
+        "--examples", action="store_true", help="print up to five input indices per kind"
+    )
     args = parser.parse_args()
     started, cpu_started = time.perf_counter(), time.process_time()
     results = new_results(args)
@@ -360,7 +364,8 @@ def main() -> None:
     )
     for name, entry in results.items():
         for kind, count in entry["kinds"].most_common():
-            example = f" (input {entry['examples'][kind]})" if args.examples else ""
+            shown = ", ".join(map(str, entry["examples"][kind]))
+            example = f" (inputs {shown})" if args.examples else ""
             print(f"  {name}: {count} × {kind}{example}")
     print(
         f"CPU: {children.ru_utime + children.ru_stime:.1f} s in children, "
