@@ -23,7 +23,7 @@ Counted per parser:
   (``facts.extract_errors`` or a check with outcome ``error``): facts lost to the input.
 
     PYTHONPATH=src python benchmarks/fuzz_parsers.py [--inputs 10000] [--workers 2]
-        [--seed 14] [--cpu-limit 2] [--memory-mb 1024] [--parsers front_matter,config]
+        [--seed 14] [--start 0] [--cpu-limit 2] [--memory-mb 1024] [--parsers front_matter,config]
 """
 
 from __future__ import annotations
@@ -231,7 +231,8 @@ def run(args: argparse.Namespace, results: dict[str, dict]) -> dict[str, dict]:
     Inputs are handed out round-robin over the parsers, so an interrupted run has covered
     every parser about equally."""
     _preload()
-    jobs = collections.deque((p, i) for i in range(args.inputs) for p in results)
+    first = args.start
+    jobs = collections.deque((p, i) for i in range(first, first + args.inputs) for p in results)
     base = Path(
         tempfile.mkdtemp(
             prefix="cardaudit-fuzz-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None
@@ -268,7 +269,9 @@ def _serve(args, jobs, results, scratches, children) -> dict[str, dict]:
         for kind in detail if status != "ok" else ():
             kind = f"{status}: {kind}"
             entry["kinds"][kind] += 1
-            entry["examples"].setdefault(kind, index)
+            shown = entry["examples"].setdefault(kind, [])
+            if len(shown) < 5:
+                shown.append(index)
         child.job = None
 
     def dispatch(child: Child) -> None:
@@ -322,11 +325,16 @@ def main() -> None:
     parser.add_argument("--inputs", type=int, default=10_000, help="inputs per parser")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument(
+        "--start", type=int, default=0, help="first input index (to split a run over machines)"
+    )
     parser.add_argument("--cpu-limit", type=float, default=2.0, help="CPU seconds per input")
     parser.add_argument("--memory-mb", type=int, default=1024, help="memory per input")
     parser.add_argument("--all-formats-every", type=int, default=10)
     parser.add_argument("--parsers", default="", help="comma-separated subset")
-    parser.add_argument("--examples", action="store_true", help="print an input index per kind")
+    parser.add_argument(
+        "--examples", action="store_true", help="print up to five input indices per kind"
+    )
     args = parser.parse_args()
     started, cpu_started = time.perf_counter(), time.process_time()
     results = new_results(args)
@@ -338,6 +346,7 @@ def main() -> None:
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(
         f"seed {args.seed}, {args.inputs} inputs per parser"
+        + (f" from input {args.start}" if args.start else "")
         + ("" if complete else " (interrupted: the counts below are what ran)")
         + f", limits {args.cpu_limit:g} s CPU and {args.memory_mb} MB per input"
     )
@@ -360,7 +369,8 @@ def main() -> None:
     )
     for name, entry in results.items():
         for kind, count in entry["kinds"].most_common():
-            example = f" (input {entry['examples'][kind]})" if args.examples else ""
+            shown = ", ".join(map(str, entry["examples"][kind]))
+            example = f" (inputs {shown})" if args.examples else ""
             print(f"  {name}: {count} × {kind}{example}")
     print(
         f"CPU: {children.ru_utime + children.ru_stime:.1f} s in children, "

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from cardaudit import bounded
 from cardaudit.cli import app
+from cardaudit.model import MAX_EVIDENCE_CHARS, MAX_MESSAGE_CHARS
 from cardaudit.pipeline import audit_evidence
 from cardaudit.policy import Policy
 from cardaudit.sources import local_evidence
@@ -93,6 +94,23 @@ def test_megabyte_front_matter_value_is_cut(tmp_path: Path) -> None:
     started = time.process_time()
     audit_evidence(evidence, Policy())
     assert time.process_time() - started < 5.0
+
+
+def test_megabyte_values_are_cut_in_findings_and_reports(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text(
+        f"---\nlicense: {'x' * 1_000_000}\nbase_model: {'y' * 1_000_000}\n---\n# M\n"
+    )
+    report = _audit_json(tmp_path)
+    assert len(report["facts"]["license"]["declared"]) == MAX_VALUE_CHARS + 1  # as cut
+    assert report["findings"]
+    for finding in report["findings"]:
+        assert len(finding["message"]) <= MAX_MESSAGE_CHARS + 1
+        assert len(finding["evidence"] or "") <= MAX_EVIDENCE_CHARS + 1
+    for run in report["checks"]:
+        assert len(run.get("reason") or "") <= MAX_MESSAGE_CHARS + 1
+        assert len(run.get("fix") or "") <= MAX_MESSAGE_CHARS + 1
+    text = runner.invoke(app, ["audit", str(tmp_path), "--fail-on", "never"]).output
+    assert len(text) < 50_000
 
 
 @pytest.mark.parametrize("name", ["config.json", "model.safetensors.index.json"])

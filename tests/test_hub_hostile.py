@@ -57,9 +57,7 @@ def test_file_redirect_outside_the_hubs_storage_is_refused(
 ) -> None:
     monkeypatch.setenv("HF_TOKEN", TOKEN)
     publish_model(hub, "org/model", tmp_path)
-    hub.fault(
-        r"/resolve/[0-9a-f]+/README\.md$", 302, headers={"Location": "http://localhost:9/x"}
-    )
+    hub.fault(r"/resolve/[0-9a-f]+/README\.md$", 302, headers={"Location": "http://localhost:9/x"})
     line = one_line_error(run("org/model"), "localhost")
     assert TOKEN not in line
 
@@ -131,3 +129,25 @@ def test_token_is_in_no_output_cache_or_store(hub: FakeHub, tmp_path: Path, monk
         files = [root] if root.is_file() else [p for p in root.rglob("*") if p.is_file()]
         for path in files:
             assert TOKEN.encode() not in path.read_bytes(), path
+
+
+def test_gguf_header_larger_than_the_cap_is_not_fetched(
+    hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GGUF whose header never ends within ``GGUF_MAX_HEADER`` bytes: reading stops there
+    with an error naming the bound, whatever the file's size (here 20 GB, sparse)."""
+    from cardaudit.sources import AuditRequest, acquire
+    from cardaudit.sources import hub as hub_source
+    from hub_repos import card
+    from test_hub import _gguf_file
+
+    monkeypatch.setattr(hub_source, "GGUF_MAX_HEADER", hub_source.GGUF_FIRST_READ)
+    path = tmp_path / "model-Q8_0.gguf"
+    header = _gguf_file(path, 20 * 1024**3)
+    assert header > hub_source.GGUF_FIRST_READ  # the 80k-token vocabulary
+    hub.commit("org/gguf", {"README.md": card(licence="mit"), "model-Q8_0.gguf": path})
+    [parsed] = acquire(AuditRequest(target="org/gguf", code_discovery=False)).gguf
+    cap = hub_source.GGUF_FIRST_READ
+    assert parsed.error == f"no complete GGUF header in its first {cap} bytes"
+    sent = sum(e.body_bytes for e in hub.log if e.host == "cdn")
+    assert sent <= hub_source.GGUF_MAX_HEADER

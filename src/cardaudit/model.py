@@ -539,6 +539,20 @@ class Hit:
     also: tuple[Location, ...] = ()  # the same promise or claim stated elsewhere
 
 
+#: A finding quotes at most this much of its evidence, and says at most this much: a card's
+#: values can be 100,000 characters long (``sources.card.MAX_VALUE_CHARS``), and a message
+#: that repeats one must not carry it into every report and terminal (issue 14 §2).
+MAX_EVIDENCE_CHARS = 500
+MAX_MESSAGE_CHARS = 2_000
+
+
+def cut_text(text: str | None, limit: int) -> str | None:
+    """``text`` shortened to ``limit`` characters with an ellipsis; None stays None."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[:limit] + "…"
+
+
 @dataclass(frozen=True)
 class Finding:
     rule_id: str
@@ -549,6 +563,10 @@ class Finding:
     remediation: str | None = None
     suppressed_by: str | None = None
     also: tuple[Location, ...] = ()  # further places of the same promise or claim
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", cut_text(self.message, MAX_MESSAGE_CHARS))
+        object.__setattr__(self, "evidence", cut_text(self.evidence, MAX_EVIDENCE_CHARS))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -575,6 +593,10 @@ class CheckRun:
     outcome: Outcome
     note: str | None = None
     fix: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "note", cut_text(self.note, MAX_MESSAGE_CHARS))
+        object.__setattr__(self, "fix", cut_text(self.fix, MAX_MESSAGE_CHARS))
 
 
 @dataclass(frozen=True)
