@@ -1,5 +1,5 @@
 """extract/literal_filter: a text the filter rules out never matches the pattern — for every
-pattern of the claim and promise tables and of the prose modules, on the fixtures' cards
+pattern of the claim, promise and lineage tables and of the prose modules, on the fixtures' cards
 and on random texts built from the patterns' own words."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from cardaudit.extract.claims import claim_table
+from cardaudit.extract.lineage import lineage_table
 from cardaudit.extract.literal_filter import (
     lowered,
     may_match,
@@ -32,6 +33,8 @@ def table_patterns() -> list[re.Pattern[str]]:
         found += spec.phrases
     found += [promises.trigger, promises.delivered_words, *promises.excludes]
     found += [marker.regex for marker in promises.markers]
+    lineage = lineage_table()
+    found += [pattern for pattern, _relation in (*lineage.prose, *lineage.lists)]
     return found
 
 

@@ -24,6 +24,7 @@ from functools import cache
 from typing import Any
 
 from cardaudit.extract import markdown_blocks
+from cardaudit.extract.literal_filter import lowered, ruled_out, search
 from cardaudit.model import BaseModelRef, Card, Evidence, Location, TextFile
 from cardaudit.rules import load_table
 
@@ -258,12 +259,15 @@ def prose_claims(
                 continue
             if line.strip():
                 in_list = False
+        low = lowered(line)  # the literal pre-filter rules most patterns out in one test
         for pattern, relation in lineage_table().lists:
-            if pattern.search(line):
+            if search(pattern, line, low):
                 in_list, list_relation = True, relation
         if about_other is not None and about_other(line_no):
             continue
         for pattern, relation in lineage_table().prose:
+            if ruled_out(pattern, low):
+                continue
             for match in pattern.finditer(line):
                 names = [_name_after(line[match.end() :])]
                 if relation == "merge":
