@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from cardaudit.extract.model_names import CJK
 from cardaudit.model import TextFile
 
 #: Figures in clauses longer than this are not read (a clause is a few dozen characters; a
@@ -94,8 +95,8 @@ def _clauses(body: str, table: CjkTable) -> Iterator[tuple[int, str]]:
         yield start, body[start:]
 
 
-#: Kana, Han and Hangul.
-_CJK = re.compile("[\u3040-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+#: Kana, Han and Hangul: the ranges model names are read with.
+_CJK = re.compile(f"[{CJK}]")
 
 
 def has_cjk(text: str) -> bool:
