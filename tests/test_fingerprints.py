@@ -86,6 +86,9 @@ def test_every_fingerprint_config_is_listed_with_its_source() -> None:
         ("google__gemma-3-12b-it", "google/gemma-3-12b-it", "gemma-3"),
         ("google__gemma-3-4b-it", "google/gemma-3-4b-pt", "gemma-3"),
         ("Qwen__Qwen3-8B", "Qwen/Qwen3-8B", "qwen3"),
+        ("Qwen__Qwen2-72B-Instruct", "Qwen/Qwen2-72B-Instruct", "qwen2.5"),
+        ("Qwen__Qwen2-57B-A14B", "Qwen/Qwen2-57B-A14B-Instruct", "qwen2.5"),
+        ("01-ai__Yi-1.5-34B", "01-ai/Yi-1.5-34B-Chat", "yi"),
         ("Qwen__Qwen3.5-27B", "Qwen/Qwen3.5-27B", "qwen3.5"),
         (
             "meta-llama__Llama-4-Scout-17B-16E-Instruct",
@@ -131,6 +134,44 @@ def test_phi4_and_qwen3_2507_fields() -> None:
     ]
     qwen3 = family_named("Qwen/Qwen3-4B-Instruct-2507")
     assert contradictions(config("Qwen__Qwen3-4B-Instruct-2507"), qwen3, "4b") == []
+
+
+def test_the_qwen2_moe_is_told_from_the_dense_7b_by_its_experts() -> None:
+    moe = matching_family(config("Qwen__Qwen2-57B-A14B"))
+    dense = matching_family(config("Qwen__Qwen2.5-7B"))
+    assert moe is not None and (moe[0].id, moe[1]) == ("qwen2.5", "57b-a14b")
+    assert dense is not None and (dense[0].id, dense[1]) == ("qwen2.5", "7b")
+    # Qwen1.5-MoE-A2.7B shares model_type qwen2_moe, rope theta and vocabulary, but neither a
+    # name nor a shape of Qwen 2 (its config's shape fields: 24 layers, 2,048 hidden, 16 heads)
+    qwen15_moe = {
+        "model_type": "qwen2_moe", "rope_theta": 1000000.0, "vocab_size": 151936,
+        "num_hidden_layers": 24, "hidden_size": 2048, "num_attention_heads": 16,
+        "num_key_value_heads": 16, "num_experts": 60, "max_position_embeddings": 8192,
+    }
+    assert family_named("Qwen/Qwen1.5-MoE-A2.7B") is None
+    assert matching_family(qwen15_moe) is None
+
+
+def test_a_yi_claim_on_a_llama_2_config_lists_every_field(tmp_path: Path) -> None:
+    found, _ = _audit_dir(
+        tmp_path,
+        "---\nlicense: apache-2.0\nbase_model: 01-ai/Yi-34B\n---\n# Sprout-34B\n",
+        config("repo__lizpreciatior__lzlv_70b_fp16_hf"),
+    )
+    assert [(f.rule_id, f.severity, f.location.path, f.location.line) for f in found] == [
+        ("DRV009", "warning", "README.md", 3)
+    ]
+    assert found[0].message == (
+        "config.json does not have the fingerprint of Yi / Yi-1.5, the family of the claimed "
+        "base 01-ai/Yi-34B: vocab_size 32,000 (the family has 64,000); num_hidden_layers 80 "
+        "(the family has 60); hidden_size 8,192 (the family has 7,168); num_attention_heads "
+        "64 (the family has 56); the config matches Llama 2 70B"
+    )
+    # and the other way round: a Llama claim on Yi's config names Yi
+    other = matching_family(config("01-ai__Yi-1.5-34B"), exclude="llama-2")
+    assert other is not None and (other[0].id, other[1]) == ("yi", "34b")
+    assert family_named("01-ai/Yi-Coder-9B-Chat") is None  # another config altogether
+    assert family_named("01-ai/Yi-34B-200K").id == "yi"
 
 
 def test_names_pick_the_most_specific_family() -> None:

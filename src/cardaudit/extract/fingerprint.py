@@ -19,6 +19,9 @@ from typing import Any
 from cardaudit.extract.config_count import text_config
 from cardaudit.rules import load_table
 
+#: The config keys families use for their routed-expert count.
+EXPERT_COUNT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts")
+
 SIZE = re.compile(r"(?<![\w.])(\d+x\d+b|\d+(?:\.\d+)?b(?:-a\d+(?:\.\d+)?b)?|\d+b-\d+e)(?![\w])")
 
 
@@ -109,7 +112,14 @@ def config_fields(config: Mapping[str, Any]) -> dict[str, Any]:
     }
     for key in ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads"):
         fields[key] = cfg.get(key)
+    fields["num_experts"] = next(
+        (cfg[k] for k in EXPERT_COUNT_KEYS if _positive_int(cfg.get(k))), None
+    )
     return fields
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _agrees(field: str, value: Any, allowed: tuple[Any, ...]) -> bool:
