@@ -82,6 +82,27 @@ def test_a_score_repeated_in_other_words_is_one_claim(tmp_path: Path) -> None:
     assert len(_findings(report, "CLM001")) == 1
 
 
+def test_a_score_repeated_from_a_model_per_row_table_is_one_claim(tmp_path: Path) -> None:
+    """A comparison table with a row per model and a column per benchmark: the sentence
+    stating the audited model's row is that claim again, at a second place of the card."""
+    body = (
+        "# 莲花-14B\n\n- 在 C-Eval 上取得 82.3 分，MMLU 79.1 分\n\n## 对比\n\n"
+        "| 模型 | 参数量 | C-Eval | MMLU |\n|---|---|---|---|\n"
+        "| 莲花-14B | 14B | 82.3 | 79.1 |\n| Qwen2.5-14B-Instruct | 14B | 78.9 | 79.7 |\n"
+    )
+    report = _card(tmp_path, body)
+    (claim,) = [c for c in report.facts.claims if c.kind.startswith("benchmark")]
+    assert claim.kind == "benchmark_table"
+    assert [(p.path, p.line) for p in claim.locations] == [("README.md", 10), ("README.md", 6)]
+    (finding,) = _findings(report, "CLM001")
+    assert finding.message.endswith("; also stated elsewhere in README.md")
+    assert [(p.path, p.line) for p in finding.also] == [("README.md", 6)]
+    # a score the table gives no benchmark of ours stays its own claim
+    (tmp_path / "other").mkdir()
+    other = _card(tmp_path / "other", body.replace("MMLU 79.1 分", "MMLU 80.5 分"))
+    assert len([c for c in other.facts.claims if c.kind.startswith("benchmark")]) == 2
+
+
 def test_a_sentence_with_another_score_stays_its_own_claim(tmp_path: Path) -> None:
     card = "# Finch-7B\n\n## Results\n\n| Benchmark | Score |\n|---|---|\n| MMLU | 70.1 |\n"
     code = "# Finch\n\nOur latest checkpoint now scores 72.4 on MMLU.\n"

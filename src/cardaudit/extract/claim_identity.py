@@ -54,10 +54,7 @@ def _stated(claim: Claim, table: Any) -> _Stated | None:
     if claim.kind == "benchmark_table":
         pairs = set()
         for value in claim.values:
-            label, sep, score = value.rpartition(":")
-            if sep:
-                keys = _bench_keys(label, table) or {_flat(label)}
-                pairs.update((key, _score(score)) for key in keys)
+            pairs.update(_row_pairs(value, table))
         return _Stated("benchmark", frozenset(pairs), frozenset(), ())
     if claim.kind == "benchmark":
         keys = _bench_keys(claim.text, table)
@@ -65,6 +62,34 @@ def _stated(claim: Claim, table: Any) -> _Stated | None:
         pairs = frozenset((key, score) for key in keys for score in scores)
         return _Stated("benchmark", pairs, keys, scores)
     return None
+
+
+def _row_pairs(value: str, table: Any) -> set[tuple[str, str]]:
+    """The (benchmark, score) pairs one table row states. A row is "label: cells", in one of
+    the two layouts tables use: a benchmark per row ("HumanEval: 71.2 | 65.0", a score per
+    model column) or a model per row with a benchmark per column ("Ours-14B: C-Eval 82.3,
+    MMLU 79.1", each score after its column's name)."""
+    from cardaudit.extract.claim_text import SCORE, benchmarks_in
+
+    label, sep, rest = value.rpartition(":")
+    if not sep:
+        return set()
+    keys = _bench_keys(label, table)
+    if keys:
+        return {(key, _score(m.group(0))) for key in keys for m in SCORE.finditer(rest)}
+    named = sorted(
+        (
+            (match.start(), match.end(), bench.name.pattern)
+            for bench, match in benchmarks_in(rest, table)
+        ),
+    )
+    pairs = set()
+    for index, (_start, end, key) in enumerate(named):
+        stop = named[index + 1][0] if index + 1 < len(named) else len(rest)
+        score = SCORE.search(rest, end, stop)
+        if score:
+            pairs.add((key, _score(score.group(0))))
+    return pairs or {(_flat(label), _score(rest))}
 
 
 def _within(small: _Stated, large: _Stated) -> bool:
@@ -97,10 +122,16 @@ def _subject(claim: Claim) -> str:
 
 def fold_repeated_facts(claims: Sequence[Claim], table: Any) -> tuple[Claim, ...]:
     """``claims`` with each claim whose facts another claim about the same model states
-    folded into that claim: the one stating more, on a tie the first. Claims are visited
-    largest first and compared only with kept claims sharing a stated figure."""
+    folded into that claim: a table, else the one stating more, on a tie the first. Claims
+    are visited tables first, then largest first, and compared only with kept claims sharing
+    a stated figure."""
     stated = [_stated(claim, table) for claim in claims]
-    order = sorted(range(len(claims)), key=lambda i: (-len(claims[i].values), i))
+    # tables before sentences (a sentence folds into a table, never the reverse), then the
+    # claim stating more first
+    order = sorted(
+        range(len(claims)),
+        key=lambda i: (claims[i].kind == "benchmark", -len(claims[i].values), i),
+    )
     kept: dict[int, Claim] = {}
     by_figure: dict[tuple[str, str, str], list[int]] = {}
     for position in order:
