@@ -141,3 +141,29 @@ def test_the_action_annotates_the_pull_request(tmp_path: Path) -> None:
         timeout=120,
     )
     assert "::error file=" not in off.stdout
+
+
+def test_every_format_gives_the_other_places_of_a_repeated_claim_with_their_lines() -> None:
+    """Clover's benchmark table is restated in the code README (line 13): the message names
+    the file, and each reporter gives the place with its line."""
+    import json
+
+    from cardaudit.reporters.from_json import report_from_json
+
+    report = scenario_report("clover")
+    (table,) = [f for f in report.findings if f.rule_id == "CLM001"]
+    assert [place.display() for place in table.also] == ["code:README.md:13"]
+    concise = render(report, "concise")
+    assert "README.md:36: CLM001 warning" in concise
+    assert "[also at code:README.md:13]" in concise
+    assert "also at: code:README.md:13" in render(report, "github")
+    assert "also at:" in render(report, "text") and "code:README.md:13" in render(report, "text")
+    sarif = json.loads(render(report, "sarif"))
+    (result,) = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "CLM001"]
+    (related,) = result["relatedLocations"]
+    assert related["physicalLocation"]["region"] == {"startLine": 13}
+    assert "code:README.md:13" in render(report, "markdown")
+    # a report read back from its JSON keeps the places
+    again = report_from_json(json.loads(render(report, "json")))
+    (restored,) = [f for f in again.findings if f.rule_id == "CLM001"]
+    assert restored.also == table.also

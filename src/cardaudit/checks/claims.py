@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cardaudit.checks.registry import NotApplicable, check
+from cardaudit.checks.repeats import also_stated
 from cardaudit.model import Claim, Evidence, Facts, Hit, Location, Severity
 from cardaudit.rules import Rule
 
@@ -44,9 +45,7 @@ def _hit(claim: Claim, message: str, severity: Severity | None) -> Hit:
     also = tuple(place for place in claim.locations if place != first)
     if claim.inherited:
         message, severity = f"{message}; inherited from the original card", "info"
-    if also:
-        files = dict.fromkeys(Location(p.path, None, repo=p.repo).display() for p in also)
-        message = f"{message}; also stated in {', '.join(files)}"
+    message += also_stated(first, also)
     return Hit(message, first, claim.text, severity, also)
 
 

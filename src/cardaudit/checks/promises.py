@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cardaudit.checks.registry import NotApplicable, check
+from cardaudit.checks.repeats import also_stated
 from cardaudit.extract.promises import promise_table
 from cardaudit.model import Evidence, Facts, Hit, Location, Promise, Severity
 from cardaudit.rules import Rule
@@ -33,15 +34,6 @@ def _also(group: list[Promise]) -> tuple[Location, ...]:
     return tuple(places)
 
 
-def _also_text(places: tuple[Location, ...]) -> str:
-    """Where else it is stated, by file (no line numbers: a message is part of a finding's
-    identity, and lines move)."""
-    if not places:
-        return ""
-    files = list(dict.fromkeys(Location(p.path, None, repo=p.repo).display() for p in places))
-    return f"; also stated in {', '.join(files)}"
-
-
 def _inherited(group: list[Promise], severity: Severity) -> tuple[Severity, str]:
     if all(p.inherited for p in group):
         return "info", "; inherited from the original card"
@@ -54,9 +46,10 @@ def _hit(message: str, group: list[Promise], severity: Severity | None) -> Hit:
         severity, note = _inherited(group, severity or "info")
     else:
         note = ""
+    first = Location(group[0].path, group[0].line, repo=group[0].repo)
     return Hit(
-        f"{message}{note}{_also_text(also)}",
-        Location(group[0].path, group[0].line, repo=group[0].repo),
+        f"{message}{note}{also_stated(first, also)}",
+        first,
         group[0].text,
         severity,
         also,

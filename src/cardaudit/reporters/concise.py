@@ -20,6 +20,13 @@ def _where(finding: Finding, report: Report, roots: dict[str, str | None]) -> st
     return path if location.line is None else f"{path}:{location.line}"
 
 
+def _also(finding: Finding) -> str:
+    """The other places of a repeated promise or claim, with their lines."""
+    if not finding.also:
+        return ""
+    return f" [also at {one_line(', '.join(place.display() for place in finding.also))}]"
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
@@ -28,6 +35,7 @@ def render(report: Report, *, show_suppressed: bool = False, **_options: object)
     roots = repo_roots(report)
     lines = [
         f"{one_line(_where(f, report, roots))}: {f.rule_id} {f.severity} {one_line(f.message)}"
+        + _also(f)
         for f in report.findings
     ]
     if show_suppressed:

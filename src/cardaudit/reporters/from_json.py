@@ -64,21 +64,26 @@ def facts_from_json(data: Mapping[str, Any]) -> Facts:
     return dataclasses.replace(facts, extra=extra) if extra else facts
 
 
+def _location(location: Mapping[str, Any]) -> Location:
+    return Location(
+        location.get("path"),
+        location.get("line"),
+        key=location.get("key"),
+        repo=location.get("repo") or "model",
+    )
+
+
 def _finding(data: Mapping[str, Any], suppressed_by: str | None = None) -> Finding:
     location = data.get("location") or {}
     return Finding(
         rule_id=str(data["rule_id"]),
         severity=data["severity"],
         message=str(data.get("message") or ""),
-        location=Location(
-            location.get("path"),
-            location.get("line"),
-            key=location.get("key"),
-            repo=location.get("repo") or "model",
-        ),
+        location=_location(location),
         evidence=data.get("evidence"),
         remediation=data.get("remediation"),
         suppressed_by=data.get("suppressed_by") or suppressed_by,
+        also=tuple(_location(place) for place in data.get("also_at") or () if place),
     )
 
 

@@ -40,6 +40,8 @@ def _command(finding: Finding, roots: dict[str, str | None], report: Report) -> 
     if path is None and finding.location.path:
         where = report.target.id if finding.location.repo == "model" else finding.location.repo
         message = f"{where}:{finding.location.display()}: {message}"
+    if finding.also:
+        message += f"\nalso at: {', '.join(place.display() for place in finding.also)}"
     if finding.evidence:
         message += f"\nevidence: {finding.evidence}"
     if finding.remediation:

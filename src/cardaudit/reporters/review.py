@@ -120,13 +120,18 @@ def _place_of(report: Report, repo: str, path: str, line: int | None) -> Place:
 
 
 def fold(report: Report, findings: tuple[Finding, ...]) -> list[FoldedFinding]:
-    """Findings with the same rule, severity and message become one, in first-seen order."""
+    """Findings with the same rule, severity and message become one, in first-seen order; its
+    places are theirs and the further places of a repeated promise or claim (``also``)."""
     folded: dict[tuple[str, str, str], list[Finding]] = {}
     for finding in findings:
         folded.setdefault((finding.rule_id, finding.severity, finding.message), []).append(finding)
     items = []
     for (rule_id, severity, message), same in folded.items():
-        places = tuple(dict.fromkeys(place(report, f.location) for f in same))
+        places = tuple(
+            dict.fromkeys(
+                place(report, location) for f in same for location in (f.location, *f.also)
+            )
+        )
         first = same[0]
         items.append(
             FoldedFinding(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cardaudit import __version__
-from cardaudit.model import Finding, Report
+from cardaudit.model import Finding, Location, Report
 from cardaudit.reporters.common import rules_for
 from cardaudit.rules import Rule
 
@@ -118,6 +118,13 @@ def _fingerprint(finding: Finding) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
+def _physical(locator: _Locator, place: Location) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": locator.artifact(place.repo, place.path)}
+    if place.line is not None:
+        physical["region"] = {"startLine": place.line}
+    return physical
+
+
 def _result(
     finding: Finding, locator: _Locator, index: dict[str, int], card: str
 ) -> dict[str, Any]:
@@ -147,6 +154,17 @@ def _result(
         if loc.key:
             location["logicalLocations"] = [{"name": loc.key, "kind": "member"}]
         result["locations"] = [location]
+    related = [
+        {
+            "id": number,
+            "physicalLocation": _physical(locator, place),
+            "message": {"text": "also stated here"},
+        }
+        for number, place in enumerate(finding.also, 1)
+        if place.path
+    ]
+    if related:
+        result["relatedLocations"] = related
     if finding.remediation:
         result["properties"]["remediation"] = finding.remediation
     if finding.suppressed_by:

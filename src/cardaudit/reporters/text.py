@@ -126,6 +126,9 @@ def _findings_table(report: Report, findings=None, title: str = "Findings"):
     table.add_column("finding", overflow="fold", ratio=3)
     for finding in report.findings if findings is None else findings:
         detail = _escape(finding.message)
+        if finding.also:
+            places = ", ".join(place.display() for place in finding.also)
+            detail += f"\n[dim]also at:[/dim] {_escape(places)}"
         if finding.evidence:
             detail += f"\n[dim]evidence:[/dim] {_escape(finding.evidence)}"
         if finding.remediation:
