@@ -128,14 +128,20 @@ def _literals(pattern: str) -> list[str]:
             run = ""
             if op in (re._constants.SUBPATTERN,):  # type: ignore[attr-defined]
                 visit(arg[-1])
-            elif op in (re._constants.MAX_REPEAT, re._constants.MIN_REPEAT,  # type: ignore[attr-defined]
-                        re._constants.POSSESSIVE_REPEAT):  # type: ignore[attr-defined]
+            elif op in (
+                re._constants.MAX_REPEAT,
+                re._constants.MIN_REPEAT,  # type: ignore[attr-defined]
+                re._constants.POSSESSIVE_REPEAT,
+            ):  # type: ignore[attr-defined]
                 visit(arg[2])
             elif op is re._constants.BRANCH:  # type: ignore[attr-defined]
                 for branch in arg[1]:
                     visit(branch)
-            elif op in (re._constants.ATOMIC_GROUP, re._constants.ASSERT,  # type: ignore[attr-defined]
-                        re._constants.ASSERT_NOT):  # type: ignore[attr-defined]
+            elif op in (
+                re._constants.ATOMIC_GROUP,
+                re._constants.ASSERT,  # type: ignore[attr-defined]
+                re._constants.ASSERT_NOT,
+            ):  # type: ignore[attr-defined]
                 visit(arg[-1] if isinstance(arg, tuple) else arg)
         if run:
             runs.append(run)

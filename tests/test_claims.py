@@ -122,7 +122,8 @@ def test_a_speed_figure_repeated_is_one_claim(tmp_path: Path) -> None:
     assert [(p.repo, p.line) for p in speed.locations] == [("code", 3), ("model", 6)]
     other_figure = "# Finch\n\nServing: 120 tokens/s.\n"
     speeds = [
-        c for c in _card_and_code(tmp_path / "again", card, other_figure).facts.claims
+        c
+        for c in _card_and_code(tmp_path / "again", card, other_figure).facts.claims
         if c.kind == "speed"
     ]
     assert len(speeds) == 2  # another figure: another claim

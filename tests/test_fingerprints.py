@@ -144,9 +144,15 @@ def test_the_qwen2_moe_is_told_from_the_dense_7b_by_its_experts() -> None:
     # Qwen1.5-MoE-A2.7B shares model_type qwen2_moe, rope theta and vocabulary, but neither a
     # name nor a shape of Qwen 2 (its config's shape fields: 24 layers, 2,048 hidden, 16 heads)
     qwen15_moe = {
-        "model_type": "qwen2_moe", "rope_theta": 1000000.0, "vocab_size": 151936,
-        "num_hidden_layers": 24, "hidden_size": 2048, "num_attention_heads": 16,
-        "num_key_value_heads": 16, "num_experts": 60, "max_position_embeddings": 8192,
+        "model_type": "qwen2_moe",
+        "rope_theta": 1000000.0,
+        "vocab_size": 151936,
+        "num_hidden_layers": 24,
+        "hidden_size": 2048,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "num_experts": 60,
+        "max_position_embeddings": 8192,
     }
     assert family_named("Qwen/Qwen1.5-MoE-A2.7B") is None
     assert matching_family(qwen15_moe) is None

@@ -37,10 +37,13 @@ def _read(text: str) -> list[tuple[str, float, str, bool]]:
             [("parameters_total", 30e9, "30B", False), ("parameters_active", 3.3e9, "3.3B", False)],
         ),
         ("パラメータ数は約 76 億です。", [("parameters_total", 7.6e9, "約 76 億", True)]),
-        ("파라미터 약 70억 개, 가중치 약 14 GB", [
-            ("parameters_total", 7e9, "약 70억", True),
-            ("memory", 14e9, "약 14 GB", True),
-        ]),
+        (
+            "파라미터 약 70억 개, 가중치 약 14 GB",
+            [
+                ("parameters_total", 7e9, "약 70억", True),
+                ("memory", 14e9, "약 14 GB", True),
+            ],
+        ),
         ("模型大小 15GB", [("memory", 15e9, "15GB", False)]),
     ],
 )
@@ -86,7 +89,7 @@ def test_a_wrong_size_in_a_chinese_card_is_found(tmp_path: Path) -> None:
 
 
 def test_a_key_value_table_row_says_what_its_value_is() -> None:
-    """"| **Weights (fp16)** | 14.5 GB |": the row's key is the figure's context (English
+    """ "| **Weights (fp16)** | 14.5 GB |": the row's key is the figure's context (English
     reading, extract/figures.py); a size table of quant files says nothing about the weights."""
     from cardaudit.extract.figures import figures_in
     from cardaudit.model import TextFile

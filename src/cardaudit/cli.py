@@ -308,7 +308,10 @@ def audit(
             evidence = acquire(request)
             config = find_config(evidence, config_file, trust_repo=repo_config)
             policy = policy_from(
-                config, select=split_patterns(select), ignore=split_patterns(ignore), fail_on=fail_on
+                config,
+                select=split_patterns(select),
+                ignore=split_patterns(ignore),
+                fail_on=fail_on,
             )
             validate_patterns(policy.select + policy.ignore, catalogue)
             unknown_ids = sorted(set(policy.severity) - set(catalogue))

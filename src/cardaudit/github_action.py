@@ -112,9 +112,7 @@ def run(env: Mapping[str, str], cwd: Path | None = None) -> int:
     if result.returncode == 2:
         message = one_line((result.stderr.strip().splitlines() or ["cardaudit failed"])[-1])
         fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", message)), default=0))
-        _append(
-            summary_path, f"## cardaudit: could not audit\n\n{fence}\n{message}\n{fence}\n"
-        )
+        _append(summary_path, f"## cardaudit: could not audit\n\n{fence}\n{message}\n{fence}\n")
         outputs["verdict"] = "error"
         _set_outputs(env.get("GITHUB_OUTPUT"), outputs)
         return 2

@@ -18,8 +18,7 @@ import re
 #: C0 controls except tab and newline, DEL, C1 controls; bidi embeddings, overrides and
 #: isolates, directional marks, zero-width characters, BOM.
 _UNSAFE = (
-    "\x00-\x08\x0b-\x1f\x7f-\x9f"
-    "\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb"
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb"
 )
 UNSAFE = re.compile(f"[{_UNSAFE}]")
 #: The same, plus newline and tab: for text that must stay on one line.

@@ -237,8 +237,10 @@ def _is_partial_clone_key(key: str, value: str) -> bool:
     lowered = key.lower()
     if lowered == "extensions.partialclone":
         return bool(value.strip())
-    return lowered.startswith("remote.") and lowered.endswith(".promisor") and (
-        value.strip().lower() not in _OFF_VALUES
+    return (
+        lowered.startswith("remote.")
+        and lowered.endswith(".promisor")
+        and (value.strip().lower() not in _OFF_VALUES)
     )
 
 

@@ -111,11 +111,7 @@ class Store:
         engine = create_store_engine(resolved)
         try:
             # one query; Alembic only when it finds no single revision (several heads)
-            if (
-                must_exist
-                and stored_revision(engine) is None
-                and current_revision(engine) is None
-            ):
+            if must_exist and stored_revision(engine) is None and current_revision(engine) is None:
                 engine.dispose()
                 raise StoreError(_no_store_message(resolved))
             cls._retry(lambda: upgrade(engine))
