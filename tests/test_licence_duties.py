@@ -216,6 +216,14 @@ def test_a_restriction_agreeing_with_a_non_commercial_licence_is_no_finding(tmp_
         ("We thank the research community.", []),
         ("Commercial use is permitted.", []),
         ("Commercial use is not permitted.", ["non_commercial"]),
+        # commercial use that needs the licensor's permission: not a ban, a condition
+        ("Commercial use of Heron requires a separate licence from us.", ["commercial_permission"]),
+        ("如需商用，请联系我们获取授权。", ["commercial_permission"]),
+        ("商业使用需要另行申请授权。", ["commercial_permission"]),
+        ("未经书面许可，不得用于商业用途。", ["non_commercial"]),  # a ban says it already
+        ("Heron can be used commercially; no separate licence is required.", []),
+        ("本模型可免费商用，无需申请授权。", []),
+        ("The model is available for commercial use under a custom commercial license.", []),
     ],
 )
 def test_restriction_modality(sentence: str, expected: list[str]) -> None:
@@ -251,6 +259,60 @@ def test_additional_terms_and_obligations_are_facts() -> None:
     badge = next(s for s in licence["statements"] if s["kind"] == "badge" and s["repo"] == "model")
     assert badge["licence"] == "mit" and badge["target"] == "LICENSE-MODEL"
     assert badge["exists"] is False
+
+
+CUSTOM_LICENCE = """Lotus Community License Agreement
+
+1. You may use, copy and modify the Model for research purposes.
+2. Commercial use requires a separate written authorization from Lotus Lab.
+3. Entities with more than 100 million monthly active users may not use the Model.
+"""
+
+
+def test_a_custom_licence_files_terms_are_obligations_with_file_and_line(tmp_path) -> None:
+    """A licence no known text matches is read for its terms like a card's rider: they are
+    licence terms, and the user is bound by them."""
+    card = (
+        "---\nlicense: other\nlicense_name: lotus-community-license\nlicense_link: LICENSE\n"
+        "---\n# 莲花-14B\n\n## 许可证\n\n"
+        "本模型遵循《莲花社区许可协议》。月活跃用户超过一亿的企业不得使用。\n"
+    )
+    folder = _repo(tmp_path, "model", card, {"LICENSE": CUSTOM_LICENCE})
+    licence = audit_json(AuditRequest(target=str(folder)))["facts"]["license"]
+    terms = {(t["kind"], t["path"], t["line"]) for t in licence["additional_terms"]}
+    assert terms == {
+        ("commercial_permission", "LICENSE", 4),
+        ("mau", "LICENSE", 5),
+        ("mau", "README.md", 10),  # "一亿": a threshold in CJK numerals
+    }
+    duties = {o["duty"]: (o["binds"], o["source"]) for o in licence["obligations"]}
+    assert duties == {
+        "commercial_permission": ("user", "LICENSE:4"),
+        "mau_threshold": ("user", "README.md:10, LICENSE:5"),
+    }
+
+
+def test_a_declared_apache_with_a_restrictive_custom_licence_file_is_an_error(tmp_path) -> None:
+    card = "---\nlicense: apache-2.0\n---\n# Heron-7B\n\nHeron-7B is a chat model.\n"
+    folder = _repo(tmp_path, "model", card, {"LICENSE": CUSTOM_LICENCE})
+    report = audit_json(AuditRequest(target=str(folder)))
+    (finding,) = [f for f in report["findings"] if f["rule_id"] == "LIC020"]
+    assert (finding["severity"], finding["location"]["path"], finding["location"]["line"]) == (
+        "error",
+        "LICENSE",
+        4,
+    )
+    assert finding["message"].startswith(
+        "the licence file LICENSE restricts the model to non-commercial use unless the "
+        "licensor permits commercial use, but the declared licence `apache-2.0`"
+    )
+
+
+def test_a_known_licence_file_is_not_read_as_a_rider(tmp_path) -> None:
+    card = "---\nlicense: apache-2.0\n---\n# Heron-7B\n\nHeron-7B is a chat model.\n"
+    folder = _repo(tmp_path, "model", card, {"LICENSE": APACHE})
+    licence = audit_json(AuditRequest(target=str(folder)))["facts"]["license"]
+    assert licence["additional_terms"] == []
 
 
 def test_text_report_opens_with_the_obligations() -> None:

@@ -13,7 +13,11 @@ from cardaudit.rules import Rule
 
 #: Families whose licences do not grant commercial use (a restriction agrees with them).
 NON_COMMERCIAL = frozenset({"non-commercial"})
-CATEGORY_WORDS = {"research_only": "to research use", "non_commercial": "to non-commercial use"}
+CATEGORY_WORDS = {
+    "research_only": "to research use",
+    "non_commercial": "to non-commercial use",
+    "commercial_permission": "to non-commercial use unless the licensor permits commercial use",
+}
 
 
 def _declared(facts: Facts) -> list[LicenceInfo]:
@@ -49,7 +53,10 @@ def restriction_contradicts_licence(evidence: Evidence, facts: Facts, rule: Rule
             places.append(item)
     categories = list(dict.fromkeys(item["category"] for item in restrictions))
     first = places[0]
+    card = evidence.card.path if evidence.card is not None else "README.md"
     where = "the code README" if first.get("repo") == "code" else "the card"
+    if first.get("repo", "model") == "model" and first["path"] != card:
+        where = f"the licence file {first['path']}"
     if str(first.get("section", "")).startswith("front matter"):
         where = "the gating form"
     what = " and ".join(CATEGORY_WORDS.get(c, c) for c in categories)

@@ -50,6 +50,7 @@ class Restriction:
     markers: Terms
     window: int
     restrictive: bool
+    unless: tuple[str, ...] = ()  # categories that, found in the sentence, state it already
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class StatementTable:
     upstream: Terms
     aup: Terms
     mau: Terms
+    mau_numbers: re.Pattern[str]
     territory: Terms
     territory_markers: Terms
     territory_window: int
@@ -95,6 +97,7 @@ def statement_table() -> StatementTable:
             markers=Terms.of(spec.get("markers") or ()),
             window=int(spec.get("window", 6)),
             restrictive=bool(spec.get("restrictive", False)),
+            unless=tuple(str(c) for c in spec.get("unless") or ()),
         )
         for name, spec in (data.get("restrictions") or {}).items()
     )
@@ -120,6 +123,7 @@ def statement_table() -> StatementTable:
         upstream=Terms.of(data.get("upstream_words")),
         aup=Terms.of((data.get("aup") or {}).get("terms")),
         mau=Terms.of((data.get("mau") or {}).get("terms")),
+        mau_numbers=re.compile(str((data.get("mau") or {}).get("numbers") or r"\d")),
         territory=Terms.of(territory.get("terms")),
         territory_markers=Terms.of(territory.get("markers")),
         territory_window=int(territory.get("window", 8)),
@@ -151,6 +155,8 @@ def restrictions_in(sentence: str) -> list[str]:
     table = statement_table()
     found: list[str] = []
     for spec in table.restrictions:
+        if any(category in found for category in spec.unless):
+            continue
         for term in spec.terms.find(sentence):
             marked = spec.markers.near(sentence, term.start(), term.end(), spec.window)
             if not (spec.restrictive or marked) or _permitted(sentence, term, spec.window):

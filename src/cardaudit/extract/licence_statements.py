@@ -97,7 +97,7 @@ class _Collector:
             self.term(category, clean, path, line, repo)
         if table.aup.find(clean):
             self.term("aup", clean, path, line, repo)
-        if table.mau.find(clean) and re.search(r"\d", clean):
+        if table.mau.find(clean) and table.mau_numbers.search(clean):
             self.term("mau", clean, path, line, repo)
         for match in table.territory.find(clean):
             if table.territory_markers.near(
@@ -261,10 +261,31 @@ def _gating(collector: _Collector, card: Card) -> None:
             collector.sentence(label, card.path, line, "model", "front matter extra_gated_fields")
 
 
+#: Characters of an unidentified licence file read for its terms (custom licences are a few
+#: pages; a longer file is read up to this).
+MAX_LICENCE_CHARS = 200_000
+
+
+def _unidentified_licences(
+    collector: _Collector, snapshot: RepoSnapshot | None, paths: Sequence[str]
+) -> None:
+    """The terms of licence files no known licence matches (a custom "community licence"):
+    what they restrict or require binds the user as much as a card's rider does."""
+    for path in paths:
+        text = snapshot.text(path) if snapshot is not None else None
+        if text is None:
+            continue
+        _prose(collector, parse_document(path, text.text[:MAX_LICENCE_CHARS], repo="model"))
+
+
 def statement_facts(
-    evidence: Evidence, prose: Sequence[Mapping[str, Any]], own_repo: str | None
+    evidence: Evidence,
+    prose: Sequence[Mapping[str, Any]],
+    own_repo: str | None,
+    unidentified: Sequence[str] = (),
 ) -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]:
-    """(licence statements, additional terms) of the card and the code README."""
+    """(licence statements, additional terms) of the card, the code README and the model
+    repo's ``unidentified`` licence files."""
     collector = _Collector([], [])
     for item in prose:  # "released under X" sentences (extract/licence.py)
         collector.statement(kind="sentence", repo="model", **dict(item))
@@ -283,4 +304,5 @@ def statement_facts(
             readme = parse_document(path, text.text[:500_000], repo="code")
             _links(collector, readme, code, None)
             _prose(collector, readme)
+    _unidentified_licences(collector, evidence.repo, unidentified)
     return tuple(collector.statements), tuple(collector.terms)

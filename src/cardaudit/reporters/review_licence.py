@@ -20,6 +20,7 @@ TERM_KINDS = {
     "territory": "territorial restriction",
     "research_only": "research use only",
     "non_commercial": "no commercial use",
+    "commercial_permission": "commercial use needs permission",
 }
 
 
