@@ -289,6 +289,8 @@ def test_a_custom_licence_files_terms_are_obligations_with_file_and_line(tmp_pat
     assert duties == {
         "commercial_permission": ("user", "LICENSE:4"),
         "mau_threshold": ("user", "README.md:10, LICENSE:5"),
+        # what no known licence matches is read by a person: the list says so
+        "read_licence": ("user", "LICENSE"),
     }
 
 
@@ -313,6 +315,7 @@ def test_a_known_licence_file_is_not_read_as_a_rider(tmp_path) -> None:
     folder = _repo(tmp_path, "model", card, {"LICENSE": APACHE})
     licence = audit_json(AuditRequest(target=str(folder)))["facts"]["license"]
     assert licence["additional_terms"] == []
+    assert "read_licence" not in {o["duty"] for o in licence["obligations"]}
 
 
 def test_text_report_opens_with_the_obligations() -> None:

@@ -16,9 +16,7 @@ def licence_duty_facts(
     evidence: Evidence, licence: LicenceFacts, bases: tuple[BaseModelRef, ...]
 ) -> LicenceFacts:
     unidentified = [m.path for m in licence.files if m.repo == "model" and m.identified is None]
-    statements, terms = statement_facts(
-        evidence, licence.prose, repo_name(evidence), unidentified
-    )
+    statements, terms = statement_facts(evidence, licence.prose, repo_name(evidence), unidentified)
     return replace(
         licence,
         publisher=publisher_facts(evidence, licence, bases),

@@ -92,6 +92,33 @@ def term_obligations(terms: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     return found
 
 
+def _declares_unknown(declared: str | None) -> bool:
+    infos = [lookup(i) for i in expression_ids(declared)]
+    return not infos or any(i is None or i.hub_id in ("other", "unknown") for i in infos)
+
+
+def unknown_licence_obligations(licence: LicenceFacts) -> list[dict[str, Any]]:
+    """A licence file no known licence matches, or a declared licence the table does not
+    know, is read by a person: the duties listed cannot be all of its terms (unchecked is
+    not passed)."""
+    spec = (_table().get("unknown") or {}).get("read_licence")
+    if not spec:
+        return []
+    unknown = [m.path for m in licence.files if m.repo == "model" and m.identified is None]
+    if not unknown and licence.declared_link and _declares_unknown(licence.declared):
+        unknown = [str(licence.declared_link)]  # `license: other` with its `license_link`
+    if not unknown:
+        return []
+    return [
+        {
+            "duty": "read_licence",
+            "detail": _format(spec["detail"], files=", ".join(unknown)),
+            "source": ", ".join(unknown),
+            "binds": spec["binds"],
+        }
+    ]
+
+
 def obligation_facts(
     licence: LicenceFacts,
     terms: Sequence[Mapping[str, Any]],
@@ -116,6 +143,7 @@ def obligation_facts(
             )
             found += licence_obligations(info, source)
     found += term_obligations(terms)
+    found += unknown_licence_obligations(licence)
     titles = _table().get("titles") or {}
     unique: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
