@@ -103,6 +103,15 @@ def test_a_score_repeated_from_a_model_per_row_table_is_one_claim(tmp_path: Path
     assert len([c for c in other.facts.claims if c.kind.startswith("benchmark")]) == 2
 
 
+def test_scores_on_benchmarks_of_non_english_cards_are_claims(tmp_path: Path) -> None:
+    body = "# Sakura-7B\n\n- JGLUE で平均 78.4 を達成\n- KMMLU 점수 51.2\n"
+    report = _card(tmp_path, body)
+    # one list, one claim (as for English bullets), with both scores
+    assert [(c.kind, c.line, c.values) for c in report.facts.claims] == [
+        ("benchmark", 6, ("78.4", "51.2"))
+    ]
+
+
 def test_a_sentence_with_another_score_stays_its_own_claim(tmp_path: Path) -> None:
     card = "# Finch-7B\n\n## Results\n\n| Benchmark | Score |\n|---|---|\n| MMLU | 70.1 |\n"
     code = "# Finch\n\nOur latest checkpoint now scores 72.4 on MMLU.\n"

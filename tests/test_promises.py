@@ -194,6 +194,21 @@ def test_roadmap_boxes_and_todo_sections() -> None:
     ]
 
 
+def test_a_roadmap_entry_that_words_its_own_commitment_promises_what_it_governs() -> None:
+    """In a roadmap section, an entry naming no known artifact is not taken whole when it
+    says what is coming ("13B 版を準備中です": the 13B version is in preparation)."""
+    text = (
+        "## 今後の予定\n\n- 学習コードは近日公開予定です\n- 13B 版を準備中です\n"
+        "- 多言語対応を強化する\n\n## Roadmap\n\n- [ ] Sparrow-Vision is in preparation\n"
+    )
+    assert _promised(text) == [
+        (3, "training_code", "学習コード"),
+        (4, "checkpoints", "13B 版"),
+        (5, "other", "多言語対応を強化する"),  # no wording of its own: the entry is the item
+        (9, "other", "Sparrow-Vision"),
+    ]
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -312,6 +312,18 @@ def _promised_items(text: str, marker: Marker, table: PromiseTable) -> list[tupl
     return []
 
 
+def _roadmap_items(text: str) -> list[tuple[str, str]] | None:
+    """A roadmap entry's items: its known artifacts, else, when it words its own commitment
+    ("13B 版を準備中です", "a 13B version is in preparation"), the phrase that commitment
+    governs rather than the whole line; None leaves the line itself as the item."""
+    table = promise_table()
+    found = items_in(text, table)
+    if found:
+        return found
+    marker = next((m for m in table.markers if m.commitment and m.regex.search(text)), None)
+    return (_promised_items(text, marker, table) or None) if marker else None
+
+
 def _is_roadmap_section(line: Line, table: PromiseTable) -> bool:
     return any(table.roadmap_headings.match(name) for name in line.section[-1:])
 
@@ -397,7 +409,8 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
         box = table.unchecked.match(paragraph.text)
         done = table.checked.match(paragraph.text)
         if box:
-            add(promised, first.number, clean(box.group("item")), "roadmap", bare=True)
+            item = clean(box.group("item"))
+            add(promised, first.number, item, "roadmap", bare=True, items=_roadmap_items(item))
             continue
         if done:
             add(delivered, first.number, clean(done.group("item")), "roadmap_checked", bare=False)
@@ -407,7 +420,8 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             if bullet.strip().startswith("~~"):
                 add(delivered, first.number, clean(bullet), "roadmap_struck", bare=False)
             else:
-                add(promised, first.number, clean(bullet), "roadmap", bare=True)
+                item = clean(bullet)
+                add(promised, first.number, item, "roadmap", bare=True, items=_roadmap_items(item))
             continue
 
         def prose_at(offset: int, with_context: bool = False, paragraph=paragraph):
