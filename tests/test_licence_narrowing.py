@@ -164,3 +164,19 @@ def test_a_lowered_mau_threshold_is_lic010_at_its_line(tmp_path: Path) -> None:
         if f["rule_id"] in ("LIC010", "LIC011")
     }
     assert rows == {("LIC010", "error", line)}
+
+
+def test_a_removed_clause_message_does_not_say_it_binds(tmp_path: Path) -> None:
+    llama = reference_for("llama3.1").text
+    start = llama.index("2. Additional Commercial Terms")
+    end = llama.index("\n", start)
+    repo = tmp_path / "model"
+    repo.mkdir()
+    (repo / "README.md").write_text("---\nlicense: llama3.1\n---\n\n# A model\n")
+    (repo / "LICENSE").write_text(llama[:start] + llama[end + 1 :])
+    result = runner.invoke(app, ["audit", str(repo), "-f", "json", "--fail-on", "never"])
+    (finding,) = [f for f in json.loads(result.stdout)["findings"] if f["rule_id"] == "LIC011"]
+    message = finding["message"]
+    assert "binds" not in message
+    assert "is not the llama3.1 text it is identified as" in message
+    assert "should obtain the unmodified llama3.1 text" in message

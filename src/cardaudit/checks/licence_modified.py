@@ -88,8 +88,9 @@ def licence_matches_reference(evidence: Evidence, facts: Facts, rule: Rule) -> I
                 )
                 message = (
                     f"{where} drops a passage of the {licence} text{dropped} (at line "
-                    f"{mod.line}): {_quote(mod.text)}; it still binds recipients under "
-                    f"{licence}, but the shipped text no longer tells them"
+                    f"{mod.line}): {_quote(mod.text)}; the file is not the {licence} text it "
+                    f"is identified as, so the id {licence} misdescribes it — a recipient "
+                    f"relying on that id should obtain the unmodified {licence} text"
                 )
             elif mod.kind == "added":
                 message = (
