@@ -85,6 +85,17 @@ def test_list_numbering_stays_ignorable() -> None:
     assert compare(renumbered, apache) == ((), None)
 
 
+def test_a_number_restated_in_figures_is_not_an_enumerator() -> None:
+    reference = (
+        "Licensee may cure the breach within thirty (30) days of notice. Otherwise (a) the "
+        "licence terminates and (1) all copies must be destroyed.\n"
+    )
+    (mod,) = compare(reference.replace("(30)", "(3)"), reference)[0]
+    assert mod.kind == "changed" and mod.restricts and mod.category == "period"
+    renumbered = reference.replace("(a)", "(b)").replace("(1)", "(2)")
+    assert compare(renumbered, reference) == ((), None)
+
+
 # --------------------------------------------------------------------------- forms
 
 

@@ -31,11 +31,16 @@ def _sentence_span(text: str, bounds: list[int], start: int, end: int) -> tuple[
 FULL_STOP = re.compile(r"[.!?。！？](?=\s|$)|\n[ \t]*\n")
 
 
+#: How far a full sentence is looked for around a change (a text without full stops is
+#: not scanned end to end for every change).
+REACH = 4000
+
+
 def _full_sentence(text: str, start: int, end: int) -> str:
     """The full sentence of ``text`` around ``start:end`` (not cut at ";" or ":"), collapsed."""
-    lo = max((m.end() for m in FULL_STOP.finditer(text, max(0, start - 4000), start)), default=0)
-    stop = FULL_STOP.search(text, end)
-    return " ".join(text[lo : stop.end() if stop else len(text)].split())
+    lo = max((m.end() for m in FULL_STOP.finditer(text, max(0, start - REACH), start)), default=0)
+    stop = FULL_STOP.search(text, end, end + REACH)
+    return " ".join(text[lo : stop.end() if stop else min(len(text), end + REACH)].split())
 
 
 def narrowing(

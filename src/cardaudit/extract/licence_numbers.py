@@ -59,6 +59,7 @@ def _table() -> dict[str, Any]:
         "upper": re.compile(numbers["upper"], flags),
         "lower": re.compile(numbers["lower"], flags),
         "lower_after": re.compile(numbers["lower_after"], flags),
+        "spelled": re.compile(numbers["spelled"], flags),
         "binding": [re.compile(p, flags) for p in (*table["forms"], *table["obligations"])],
     }
 
@@ -97,6 +98,8 @@ def _role(text: str, lo: int, hi: int, number: _Found) -> tuple[str | None, str 
             category = name
             break
     lead = re.sub(r"(?:US\$|[$€£(])\s*$", "", before).rstrip()
+    while (spelled := table["spelled"].search(lead)) is not None:  # "within thirty (30)"
+        lead = lead[: spelled.start()].rstrip()
     if table["upper"].search(lead):
         return category, "upper"
     if table["lower"].search(lead) or table["lower_after"].search(after):

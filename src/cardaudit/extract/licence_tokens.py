@@ -95,8 +95,16 @@ def _numbering(line: str) -> list[tuple[int, int]]:
     marker = LINE_MARKER.match(line)
     if marker:
         spans.append((0, marker.end()))
-    spans += [m.span() for m in INLINE_MARKER.finditer(line)]
+    for match in INLINE_MARKER.finditer(line):
+        if match.group()[1].isdigit() and _spelled().search(line, 0, match.start()):
+            continue  # "thirty (30) days": the figures restate a number
+        spans.append(match.span())
     return spans
+
+
+@cache
+def _spelled() -> re.Pattern[str]:
+    return re.compile(terms_table()["restriction"]["numbers"]["spelled"], re.IGNORECASE)
 
 
 def tokens(
