@@ -146,6 +146,17 @@ def test_a_narrowing_edit_restricts(licence: str, old: str, new: str, category: 
     assert mod.kind == "changed" and mod.restricts and mod.category == category
 
 
+def test_including_but_not_limited_to_is_no_exclusion() -> None:
+    rider = "Contributions include, but are not limited to, code and documentation."
+    assert not _added("MIT", rider).restricts
+    assert not _added("MIT", "Examples include but not limited to tutorials.").restricts
+
+
+def test_a_huge_number_is_read_without_error() -> None:
+    mod = _changed("llama3.1", "700 million", "9" * 5000 + " million")
+    assert mod.kind == "changed" and not mod.restricts
+
+
 def test_a_widening_or_neutral_edit_does_not_restrict() -> None:
     # adding a scope word, or rewording outside any quoted duty, narrows nothing
     assert not _changed(
