@@ -186,6 +186,8 @@ def test_a_lowered_mau_threshold_is_lic010_at_its_line(tmp_path: Path) -> None:
         if f["rule_id"] in ("LIC010", "LIC011")
     }
     assert rows == {("LIC010", "error", line)}
+    (finding,) = [f for f in data["findings"] if f["rule_id"] == "LIC010"]
+    assert "(users)" in finding["message"] and "(“700” → “7”)" in finding["message"]
 
 
 def test_a_removed_clause_message_does_not_say_it_binds(tmp_path: Path) -> None:
