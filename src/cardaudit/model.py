@@ -346,7 +346,9 @@ class Modification:
     original). ``line`` is the 1-based line in the audited file (for ``removed``, where the
     passage would have been). ``restricts`` is True when an added or changed passage limits
     use; ``category`` names what it is about (commercial, research_only, territory, users,
-    field_of_use, attribution, other), or for a removed passage the restriction it drops.
+    field_of_use, attribution, revocability, period, threshold, other), or for a removed
+    passage the restriction it drops; a changed number that does not restrict keeps the
+    category of what it counts (period, threshold, users, commercial).
     """
 
     kind: Literal["added", "removed", "changed"]

@@ -7,6 +7,7 @@ use is LIC010 (error), any other substantive difference LIC011 (warning).
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,6 +22,18 @@ QUOTE = 240
 def _quote(text: str) -> str:
     text = " ".join(text.split())
     return f"“{text if len(text) <= QUOTE else text[: QUOTE - 1] + '…'}”"
+
+
+def _edit(reference: str, text: str) -> str:
+    """The words a changed passage replaced, "“700” → “7”", so that a long sentence cut in
+    the quote still shows what changed (the first differing run of words)."""
+    old, new = reference.split(), text.split()
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            was, now = " ".join(old[i1:i2]), " ".join(new[j1:j2])
+            return f"{_quote(was) if was else 'nothing'} → {_quote(now) if now else 'nothing'}"
+    return ""
 
 
 def _compared_files(
@@ -64,6 +77,8 @@ def licence_not_restricted(evidence: Evidence, facts: Facts, rule: Rule) -> Iter
             )
             if mod.reference_text:
                 message += f"; the original reads {_quote(mod.reference_text)}"
+                edit = _edit(mod.reference_text, mod.text)
+                message += f" ({edit})" if edit else ""
             message += f" (compared with {reference})"
             yield Hit(message, Location(path, mod.line, repo=repo), mod.text)
 
@@ -88,8 +103,9 @@ def licence_matches_reference(evidence: Evidence, facts: Facts, rule: Rule) -> I
                 )
                 message = (
                     f"{where} drops a passage of the {licence} text{dropped} (at line "
-                    f"{mod.line}): {_quote(mod.text)}; it still binds recipients under "
-                    f"{licence}, but the shipped text no longer tells them"
+                    f"{mod.line}): {_quote(mod.text)}; the file is not the {licence} text it "
+                    f"is identified as, so the id {licence} misdescribes it — a recipient "
+                    f"relying on that id should obtain the unmodified {licence} text"
                 )
             elif mod.kind == "added":
                 message = (
@@ -102,5 +118,7 @@ def licence_matches_reference(evidence: Evidence, facts: Facts, rule: Rule) -> I
                     f"{_quote(mod.text)}, where the original reads "
                     f"{_quote(mod.reference_text or '')}"
                 )
+                edit = _edit(mod.reference_text or "", mod.text)
+                message += f" ({edit})" if edit else ""
             message += f" (compared with {reference})"
             yield Hit(message, Location(path, mod.line, repo=repo), mod.text)

@@ -20,9 +20,13 @@ What the guidelines treat as replaceable or optional (SPDX templates' ``<<var>>`
 placeholders (``[yyyy]``, ``<copyright holders>``), the holder phrases in
 ``rules/tables/licence_terms.yaml``, a short title before the first clause, and everything
 the how-to guidance after "END OF TERMS AND CONDITIONS" (the Apache appendix), where only an
-added restriction counts. Whether a passage restricts use is read from its grammatical form
-(prohibitive modals, exclusive limiters, negated purposes; the same table), not from a
-list of known riders.
+added restriction counts. List numbering stays in the token stream flagged as such, so it
+still aligns and a difference of only numbering is formatting; every other number is a word
+of the licence ("700 million" → "7 million" is a modification). Whether a passage restricts
+use is read from its grammatical form (prohibitive modals, negated or conditioned permission,
+exclusive limiters, negated purposes; the same table) and, for a changed passage, from what
+it narrows in the original (``licence_narrowing``: a scope word lost, an attribution phrase
+replaced, a bound lowered), not from a list of known riders.
 """
 
 from __future__ import annotations
@@ -34,11 +38,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from cardaudit.extract.licence_narrowing import narrowing
 from cardaudit.extract.licence_restriction import classify, lead_in, restriction
 from cardaudit.extract.licence_tokens import (
     LINK,
     MAX_TEXT,
     NORMAL,
+    NUMBERING,
     OPTIONAL,
     VARIABLE,
     WORD,
@@ -155,6 +161,21 @@ def _groups(opcodes: list[tuple[str, int, int, int, int]]) -> list[tuple[int, in
     return [tuple(g) for g in groups]  # type: ignore[misc]
 
 
+def _without_numbering(
+    ref: tuple[Token, ...], aud: list[Token], i1: int, i2: int, j1: int, j2: int
+) -> tuple[int, int, int, int]:
+    """A difference without the list numbering at its ends ("iv." before a removed item)."""
+    while i1 < i2 and ref[i1].flag == NUMBERING:
+        i1 += 1
+    while i2 > i1 and ref[i2 - 1].flag == NUMBERING:
+        i2 -= 1
+    while j1 < j2 and aud[j1].flag == NUMBERING:
+        j1 += 1
+    while j2 > j1 and aud[j2 - 1].flag == NUMBERING:
+        j2 -= 1
+    return i1, i2, j1, j2
+
+
 def _in_optional(ref: tuple[Token, ...], i1: int, i2: int) -> bool:
     """Whether reference tokens ``i1:i2`` (or an insertion before ``i1``) are optional."""
     if i2 > i1:
@@ -163,12 +184,15 @@ def _in_optional(ref: tuple[Token, ...], i1: int, i2: int) -> bool:
 
 
 def _trivial(toks: list[Token] | tuple[Token, ...], lo: int, hi: int) -> bool:
-    """Only numbering, articles or link words: a difference that changes no term (a link
-    the licensor moved, "an" lost in a copy, clauses renumbered)."""
+    """Only list numbering, articles, link words or stray enumerator letters: a difference
+    that changes no term (clauses renumbered, a link the licensor moved, "an" lost in a
+    copy). A digit that is not list numbering (``NUMBERING``, flagged when tokenised) is a
+    clause's number ("700 million", "30 days"): SPDX's guidelines do not make numbers
+    equivalent, so it is never trivial."""
     return all(
-        t.flag == LINK
+        t.flag in (LINK, NUMBERING)
         or t.norm in ARTICLES
-        or re.fullmatch(r"\d{1,3}|[a-z]|[ivxlcdm]{1,6}", t.norm)
+        or re.fullmatch(r"[a-z]|[ivxlcdm]{1,6}", t.norm)
         for t in toks[lo:hi]
     )
 
@@ -236,7 +260,10 @@ def compare(
     first_equal = next((j1 for tag, _i1, _i2, j1, _j2 in opcodes if tag == "equal"), len(aud))
     ref_bounds, aud_bounds = boundaries(reference_text), boundaries(text)
     found: list[Modification] = []
-    for i1, i2, j1, j2 in _groups(opcodes):
+    for group in _groups(opcodes):
+        i1, i2, j1, j2 = _without_numbering(ref, aud, *group)
+        if i1 == i2 and j1 == j2:
+            continue  # only list numbering differs
         if i1 == i2 and j2 > j1:
             shift = _slide(aud, text, aud_bounds, j1, j2)
             i1, i2, j1, j2 = i1 - shift, i2 - shift, j1 - shift, j2 - shift
@@ -273,6 +300,12 @@ def compare(
             continue  # a third-party licence appended without a separator line
         sentence = sentence_of(text, aud_bounds, aud[j1].start, aud[j2 - 1].end)
         restricts, category, line = classify(text, aud, aud_bounds, j1, j2)
+        if i2 > i1:  # read against the original: a narrowing names its own category
+            narrows, narrowed_category = narrowing(
+                reference_text, ref, ref_bounds, i1, i2, text, aud, aud_bounds, j1, j2
+            )
+            if narrows or not restricts:
+                restricts, category = restricts or narrows, narrowed_category or category
         if not restricts:
             if optional or title or (_trivial(aud, j1, j2) and _trivial(ref, i1, i2)):
                 continue

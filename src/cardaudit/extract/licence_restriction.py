@@ -1,8 +1,13 @@
 """Whether a passage added to or changed in a licence text restricts use, and what about.
 
-Read from the passage's grammatical form — prohibitive modals, exclusive limiters, negated
-purposes, "agree not to", and the same in Chinese — or a duty in a category (an attribution
-duty the original lacks); the category is the first category word of the passage. Forms and
+Read from the passage's grammatical form — prohibitive modals, negated permission ("does not
+permit"), conditioned permission ("requires a separate written license"), contrastive
+exclusion ("but not sell"), exclusive limiters, negated purposes, "agree not to", and the
+same in Chinese — or a duty in a category (an attribution duty the original lacks); the
+category is the first category word of the passage (or of the clause it opens). A changed
+passage also restricts when it narrows the original (``narrowed``): a broad scope word of a
+grant lost ("worldwide", "irrevocable", "royalty-free"), or the wording an attribution duty
+prescribes replaced ("Built with Llama" → "Powered by Meta"). Forms, scope words and
 categories are data in ``rules/tables/licence_terms.yaml``, compiled only when a passage
 differs (most files do not).
 """
@@ -27,7 +32,15 @@ def _restrictions() -> dict[str, Any]:
         "categories": {
             str(k): re.compile(p, re.IGNORECASE) for k, p in table["categories"].items()
         },
+        "broad": [
+            (re.compile(entry["words"], re.IGNORECASE), str(entry["category"]))
+            for entry in table.get("broad") or ()
+        ],
     }
+
+
+#: A phrase in quotation marks: the wording a duty prescribes.
+QUOTED = re.compile(r"[“\"]([^”“\"]{1,120})[”\"]")
 
 
 def _category(text: str) -> str | None:
@@ -40,15 +53,17 @@ def _category(text: str) -> str | None:
     return min(hits)[1] if hits else None
 
 
-def restriction(sentence: str, changed: str) -> tuple[bool, str | None]:
+def restriction(sentence: str, changed: str, context: str = "") -> tuple[bool, str | None]:
     """(restricts, category) for ``changed`` words inside ``sentence``.
 
     A sentence restricts use when it has a prohibitive or limiting form, or a duty in one of
     the categories; the change counts only when the changed words carry the form or the
-    category (a renamed party inside a "may not" sentence restricts nothing new).
+    category (a renamed party inside a "may not" sentence restricts nothing new). The
+    category is read from the changed words, then from ``context`` (the rest of the clause
+    they open: "but not" → "sell copies"), then from the sentence.
     """
     terms = _restrictions()
-    category = _category(changed) or _category(sentence)
+    category = _category(changed) or _category(context) or _category(sentence)
     form = any(rx.search(sentence) for rx in terms["forms"])
     duty = any(rx.search(sentence) for rx in terms["obligations"])
     if not (form or (duty and category)):
@@ -59,6 +74,29 @@ def restriction(sentence: str, changed: str) -> tuple[bool, str | None]:
     if duty and not form and category != "attribution" and not in_change:
         return False, None
     return (True, category or "other") if in_change else (False, None)
+
+
+def narrowed(reference_changed: str, changed: str, reference_sentence: str) -> str | None:
+    """The category in which a changed passage narrows the original, or None.
+
+    A broad scope word of the original that the new wording lacks ("worldwide" → "United
+    States only", "irrevocable" → "revocable", "royalty-free" → "fee-bearing"); or words
+    inside the quoted phrase an attribution duty of the original prescribes, replaced
+    ("display “Built with Llama”" → "“Powered by Meta”"): a recipient who follows the file
+    fails the original's duty.
+    """
+    terms = _restrictions()
+    for words, category in terms["broad"]:
+        if words.search(reference_changed) and not words.search(changed):
+            return category
+    attribution = terms["categories"].get("attribution")
+    duty = any(rx.search(reference_sentence) for rx in terms["obligations"])
+    prescribed = duty and attribution is not None and attribution.search(reference_sentence)
+    if reference_changed and prescribed:
+        quoted = (m.group(1) for m in QUOTED.finditer(reference_sentence))
+        if any(reference_changed in phrase for phrase in quoted):
+            return "attribution"
+    return None
 
 
 def lead_in(text: str, bounds: list[int], offset: int) -> str | None:
@@ -77,6 +115,10 @@ def lead_in(text: str, bounds: list[int], offset: int) -> str | None:
     return None
 
 
+#: The rest of a clause after a changed passage (up to the next punctuation mark).
+CLAUSE = re.compile(r"[^,;:.!?()]{0,120}")
+
+
 def classify(
     text: str, aud: list[Token], bounds: list[int], j1: int, j2: int
 ) -> tuple[bool, str | None, int]:
@@ -91,7 +133,10 @@ def classify(
         while end < j2 and aud[end].start < limit:
             end += 1
         sentence = sentence_of(text, bounds, aud[chunk].start, aud[end - 1].end)
-        restricts, category = restriction(sentence, span_text(text, aud, chunk, end))
+        clause = CLAUSE.match(text, aud[end - 1].end, limit)
+        restricts, category = restriction(
+            sentence, span_text(text, aud, chunk, end), clause.group() if clause else ""
+        )
         if restricts:
             return True, category, aud[chunk].line
         chunk = end

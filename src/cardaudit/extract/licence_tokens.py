@@ -22,7 +22,7 @@ from cardaudit.rules import load_table
 #: Passage text shown in reports is cut to this many characters.
 MAX_TEXT = 600
 
-NORMAL, VARIABLE, OPTIONAL, LINK = 0, 1, 2, 3
+NORMAL, VARIABLE, OPTIONAL, LINK, NUMBERING = 0, 1, 2, 3, 4
 URL = re.compile(r"https?://\S+|www\.\S+", re.IGNORECASE)
 
 WORD = re.compile(r"\w+", re.UNICODE)
@@ -36,7 +36,7 @@ COPYRIGHT_LINE = re.compile(
 #: Bullets and numbering at the start of a line (SPDX guideline "bullets and numbering"),
 #: after Markdown quote / heading / table markers.
 LINE_MARKER = re.compile(
-    r"^[\s>#|*_]*(?:(?:[*\-•◦‣▪▸+]|\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivxlcdm]{1,6})[.)])"
+    r"^[\s>#|*_]*(?:(?:[*\-•◦‣▪▸+]|\(?(?:\d{1,3}(?:[.)]\d{1,3})*|[a-z]|[ivxlcdm]{1,6})[.)])"
     r"[\s*_]+)+",
     re.IGNORECASE,
 )
@@ -89,21 +89,33 @@ def _terms() -> dict[str, Any]:
 # --------------------------------------------------------------------------- tokens
 
 
-def _masked(line: str) -> list[tuple[int, int]]:
-    """Spans of ``line`` whose words are formatting, not licence text."""
+def _numbering(line: str) -> list[tuple[int, int]]:
+    """Spans of ``line`` that are list numbering or bullets (SPDX: ignorable)."""
     spans = []
     marker = LINE_MARKER.match(line)
     if marker:
         spans.append((0, marker.end()))
-    spans += [m.span() for m in INLINE_MARKER.finditer(line)]
-    spans += [m.span() for m in MARKUP.finditer(line)]
+    for match in INLINE_MARKER.finditer(line):
+        if match.group()[1].isdigit() and _spelled().search(line, 0, match.start()):
+            continue  # "thirty (30) days": the figures restate a number
+        spans.append(match.span())
     return spans
+
+
+@cache
+def _spelled() -> re.Pattern[str]:
+    return re.compile(terms_table()["restriction"]["numbers"]["spelled"], re.IGNORECASE)
 
 
 def tokens(
     text: str, excluded: tuple[tuple[int, int], ...] = (), *, reference: bool = False
 ) -> list[Token]:
     """The normalised word tokens of ``text``, each with its offsets and 1-based line.
+
+    List numbering and bullets ("3.", "(a)", "iii.") stay tokens flagged NUMBERING: they
+    still align (a rewrapped "Section\n3)" against "Section 3)", a version "v.\n2.0." the
+    reflow put at a line start), and a difference of only NUMBERING tokens is formatting;
+    every other number is a word of the licence.
 
     Copyright lines (a line opening a paragraph, or continuing a notice) are dropped, so a
     "copyright" that a rewrapped sentence happens to start a line with stays; in a reference
@@ -125,21 +137,21 @@ def tokens(
             continue
         in_notice = in_notice and bool(line.strip())
         flag = VARIABLE if reference and in_notice else NORMAL
-        masked = _masked(line)
+        markup = [m.span() for m in MARKUP.finditer(line)] if "<" in line or "](" in line else []
+        numbering = _numbering(line)
         links = [m.span() for m in URL.finditer(line)] if "://" in line or "www." in line else []
         for match in WORD.finditer(line):
             at = match.start()
-            if masked and any(a <= at < b for a, b in masked):
+            if markup and any(a <= at < b for a, b in markup):
                 continue
             word = match.group().lower()
+            kind = flag
+            if links and any(a <= at < b for a, b in links):
+                kind = LINK
+            elif numbering and any(a <= at < b for a, b in numbering):
+                kind = NUMBERING
             found.append(
-                Token(
-                    equivalent.get(word, word),
-                    start + at,
-                    start + match.end(),
-                    number,
-                    LINK if links and any(a <= at < b for a, b in links) else flag,
-                )
+                Token(equivalent.get(word, word), start + at, start + match.end(), number, kind)
             )
     return found
 
