@@ -243,3 +243,39 @@ def test_odd_model_index_does_not_crash(tmp_path: Path) -> None:
     report = _card(tmp_path, "# M\n", front)
     assert report.facts.claims == ()
     assert all(run.outcome != "error" for run in report.checks)
+
+
+def test_a_method_disclosed_in_chinese_or_japanese_counts(tmp_path: Path) -> None:
+    # the harness right after CJK text ("使用OpenCompass"), greedy decoding and a single run
+    # worded in Chinese and Japanese disclose as their English equivalent does
+    zh = (
+        "# 悟道-7B\n\n在CMMLU上，本模型得分为78.3"
+        "（使用OpenCompass v0.3，5-shot，贪心解码，单次运行）。\n"
+    )
+    ja = (
+        "# Swallow-8B\n\n本モデルはJMMLUで55.8点を達成しました"
+        "(評価:llm-jp-eval v1.3、4-shot、貪欲デコーディング、1回実行)。\n"
+    )
+    en = (
+        "# Test-7B\n\nOn CMMLU, this model scores 78.3"
+        " (OpenCompass v0.3, 5-shot, greedy decoding, single run).\n"
+    )
+    for name, body in (("zh", zh), ("ja", ja), ("en", en)):
+        (tmp_path / name).mkdir()
+        report = _card(tmp_path / name, body)
+        assert [c.kind for c in report.facts.claims] == ["benchmark"], name
+        assert _findings(report, "CLM001") == [], name
+
+
+def test_cjk_wordings_of_the_checklist_are_needed(tmp_path: Path) -> None:
+    # without them, the same sentence still lacks decoding and runs (the words are what
+    # discloses, not the CJK text around the score)
+    body = "# 悟道-7B\n\n在CMMLU上，本模型得分为78.3（使用OpenCompass v0.3，5-shot）。\n"
+    (finding,) = _findings(_card(tmp_path, body), "CLM001")
+    assert (finding.location.path, finding.location.line) == ("README.md", 6)
+    assert DECODING in finding.message and "single run or mean with spread" in finding.message
+    assert HARNESS not in finding.message
+    # a mean of several runs and a temperature, in Korean
+    (tmp_path / "ko").mkdir()
+    ko = "# K-7B\n\nKMMLU 점수 51.2 (lm-eval-harness, 5-shot, 온도 0.7, 3회 평균 ± 0.4)\n"
+    assert _findings(_card(tmp_path / "ko", ko), "CLM001") == []
