@@ -279,3 +279,20 @@ def test_cjk_wordings_of_the_checklist_are_needed(tmp_path: Path) -> None:
     (tmp_path / "ko").mkdir()
     ko = "# K-7B\n\nKMMLU 점수 51.2 (lm-eval-harness, 5-shot, 온도 0.7, 3회 평균 ± 0.4)\n"
     assert _findings(_card(tmp_path / "ko", ko), "CLM001") == []
+
+
+def test_a_cjk_full_stop_ends_a_sentence_and_a_multiple_is_a_speed_figure(
+    tmp_path: Path,
+) -> None:
+    body = (
+        "# 灵犀-7B\n\n"
+        "基座模型Qwen2.5-7B-Instruct在MMLU上得分74.2。本模型在MMLU上得分75.0，比基座模型快2倍。\n"
+    )
+    report = _card(tmp_path, body)
+    by_kind = {c.kind: c for c in report.facts.claims}
+    # "2" of "快2倍" (twice as fast) is no score; it is a speed figure of its own sentence
+    assert by_kind["benchmark"].values == ("74.2", "75.0")
+    assert (by_kind["speed"].values, by_kind["speed"].line) == (("快2倍",), 6)
+    assert by_kind["speed"].text == "本模型在MMLU上得分75.0，比基座模型快2倍。"
+    (speed,) = _findings(report, "CLM002")
+    assert (speed.severity, speed.location.line) == ("warning", 6)
