@@ -28,6 +28,7 @@ from cardaudit.extract.markdown_prose import (
     paragraphs,
     sentences,
 )
+from cardaudit.extract.promise_hedges import hedged, publisher_part
 from cardaudit.rules import load_table
 
 #: Linear on any line: the text stops at a bracket (``\]`` escapes one), the target at a
@@ -324,6 +325,19 @@ def _roadmap_items(text: str) -> list[tuple[str, str]] | None:
     return (_promised_items(text, marker, table) or None) if marker else None
 
 
+def _roadmap_stated(item: str, number: int, add, delivered: list, table: PromiseTable) -> bool:
+    """Whether a bullet under a roadmap heading is a plan: one that says it is out ("70Bの
+    指示チューニング版は公開済みです") is a delivery, a hedged or conditional one ("需要が
+    あれば、1Bモデルの学習も検討します") or someone else's reported plan is no promise."""
+    low = lowered(item)
+    commitment = search(table.trigger, item, low)
+    if commitment is None and search(table.delivered_words, item, low):
+        add(delivered, number, item, "statement", bare=False)
+        return False
+    own = publisher_part(item, commitment.start() if commitment else len(item))
+    return own is not None and not hedged(own)
+
+
 def _is_roadmap_section(line: Line, table: PromiseTable) -> bool:
     return any(table.roadmap_headings.match(name) for name in line.section[-1:])
 
@@ -382,6 +396,12 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             marker = next((m for m in table.markers if m.regex.search(cleaned)), None)
             if marker is None:
                 continue
+            own = publisher_part(cleaned, marker.regex.search(cleaned).start())
+            if own is not None and own is not cleaned:  # someone else's plan, then ours
+                cleaned = own
+                marker = next((m for m in table.markers if m.regex.search(cleaned)), None)
+            if own is None or marker is None or hedged(cleaned):
+                continue
             hit = marker.regex.search(sentence)
             number, context = at(offset + (hit.start() if hit else 0), with_context=True)
             cleaned = f"{context}: {cleaned}" if context else cleaned
@@ -421,7 +441,15 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
                 add(delivered, first.number, clean(bullet), "roadmap_struck", bare=False)
             else:
                 item = clean(bullet)
-                add(promised, first.number, item, "roadmap", bare=True, items=_roadmap_items(item))
+                if _roadmap_stated(item, first.number, add, delivered, table):
+                    add(
+                        promised,
+                        first.number,
+                        item,
+                        "roadmap",
+                        bare=True,
+                        items=_roadmap_items(item),
+                    )
             continue
 
         def prose_at(offset: int, with_context: bool = False, paragraph=paragraph):
