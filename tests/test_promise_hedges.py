@@ -47,6 +47,12 @@ def test_no_commitment_of_the_publisher(text: str) -> None:
         # "considering the demand" and "as early as possible" hedge nothing
         ("考虑到社区需求，我们即将发布3B版本。\n", [(1, "checkpoints", "3B版本")]),
         ("我们将尽可能早地开源训练代码。\n", [(1, "training_code", "训练代码")]),
+        # a hedge after the commitment is about its timing
+        ("量化版本即将发布，可能在下周。\n", [(1, "quantized", "量化版本")]),
+        (
+            "技術レポートは近日公開予定ですが、時期は変更の可能性があります。\n",
+            [(1, "paper", "技術レポート")],
+        ),
         # the publisher reports its own plan
         ("我们表示，训练代码即将开源。\n", [(1, "training_code", "训练代码")]),
         # someone else's plan, then the publisher's own commitment

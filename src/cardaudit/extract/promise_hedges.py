@@ -5,7 +5,8 @@ condition ("if there is interest, we may…", "如果社区有需求，我们可
 The words are data (``hedges``, ``reported_speech``, ``first_person`` in
 ``rules/tables/promises.yaml``); what is read from structure is where they stand: reported
 speech counts only before the commitment and with no first-person speaker before it, and a
-first-person clause after the commitment is still read as the publisher's own.
+first-person clause after the commitment is still read as the publisher's own, and a hedge
+after the commitment is about its timing, not about whether it holds.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from cardaudit.rules import load_table
 
 @dataclass(frozen=True)
 class HedgeTable:
-    hedges: tuple[re.Pattern[str], ...]
+    conditions: tuple[re.Pattern[str], ...]
+    modals: tuple[re.Pattern[str], ...]
     reported: re.Pattern[str]
     first_person: re.Pattern[str]
 
@@ -28,16 +30,24 @@ class HedgeTable:
 def hedge_table() -> HedgeTable:
     raw = load_table("promises")
     flags = re.IGNORECASE
+    hedges = raw.get("hedges") or {}
     return HedgeTable(
-        hedges=tuple(re.compile(p, flags) for p in raw.get("hedges") or ()),
+        conditions=tuple(re.compile(p, flags) for p in hedges.get("conditions") or ()),
+        modals=tuple(re.compile(p, flags) for p in hedges.get("modals") or ()),
         reported=re.compile(raw["reported_speech"], flags),
         first_person=re.compile(raw["first_person"], flags),
     )
 
 
-def hedged(text: str) -> bool:
-    """Whether ``text`` makes what it says conditional or tentative."""
-    return any(regex.search(text) for regex in hedge_table().hedges)
+def hedged(text: str, commitment_end: int | None = None) -> bool:
+    """Whether ``text`` makes its commitment conditional (a condition anywhere) or tentative
+    (a modal before ``commitment_end``, the end of the words that commit; anywhere when
+    there are none: a roadmap bullet is its own commitment)."""
+    table = hedge_table()
+    if any(regex.search(text) for regex in table.conditions):
+        return True
+    end = len(text) if commitment_end is None else commitment_end
+    return any(regex.search(text, 0, end) for regex in table.modals)
 
 
 def publisher_part(text: str, commitment: int) -> str | None:

@@ -334,8 +334,13 @@ def _roadmap_stated(item: str, number: int, add, delivered: list, table: Promise
     if commitment is None and search(table.delivered_words, item, low):
         add(delivered, number, item, "statement", bare=False)
         return False
-    own = publisher_part(item, commitment.start() if commitment else len(item))
-    return own is not None and not hedged(own)
+    if commitment is None:
+        return publisher_part(item, len(item)) is not None and not hedged(item)
+    own = publisher_part(item, commitment.start())
+    if own is None:
+        return False
+    again = search(table.trigger, own)
+    return not hedged(own, again.end() if again else None)
 
 
 def _is_roadmap_section(line: Line, table: PromiseTable) -> bool:
@@ -400,7 +405,9 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             if own is not None and own is not cleaned:  # someone else's plan, then ours
                 cleaned = own
                 marker = next((m for m in table.markers if m.regex.search(cleaned)), None)
-            if own is None or marker is None or hedged(cleaned):
+            if own is None or marker is None:
+                continue
+            if hedged(cleaned, marker.regex.search(cleaned).end()):
                 continue
             hit = marker.regex.search(sentence)
             number, context = at(offset + (hit.start() if hit else 0), with_context=True)
