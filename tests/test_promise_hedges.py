@@ -55,6 +55,8 @@ def test_no_commitment_of_the_publisher(text: str) -> None:
         ),
         # the publisher reports its own plan
         ("我们表示，训练代码即将开源。\n", [(1, "training_code", "训练代码")]),
+        # 表示 without a quote after it means "shows", not "said"
+        ("下表表示各尺寸的性能，量化版本即将发布。\n", [(1, "quantized", "量化版本")]),
         # someone else's plan, then the publisher's own commitment
         (
             "阿里表示Qwen3即将发布，我们将随后发布量化版本。\n",
