@@ -126,3 +126,16 @@ def test_a_japanese_roadmap_keeps_only_its_commitments(tmp_path: Path) -> None:
     assert [(p.item, p.line) for p in report.facts.promises] == [("技術レポート", 8)]
     prm = [(f.rule_id, f.severity, f.location.line) for f in report.findings if "PRM" in f.rule_id]
     assert prm == [("PRM001", "warning", 8)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("训练代码即将开源。敬请期待！\n", [(1, "training_code", "训练代码")]),
+        ("更大的模型即将发布。敬请期待！\n", [(1, "other", "更大的模型")]),
+        ("技術レポートを近日公開予定です。お楽しみに！\n", [(1, "paper", "技術レポート")]),
+    ],
+)
+def test_a_short_marker_after_a_promise_repeats_it(text: str, expected: list) -> None:
+    # a CJK full stop ends the promise; "敬请期待！" (stay tuned) after it adds no promise
+    assert _read(text)[0] == expected

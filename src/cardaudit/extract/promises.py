@@ -387,10 +387,11 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             )
 
     def statements(text: str, at, split: list[tuple[int, str, str]] | None = None) -> None:
-        previous = ""
+        previous, previous_promised = "", False
         parts = split if split is not None else [(o, s, clean(s)) for o, s in sentences(text)]
         for offset, sentence, cleaned in parts:
             context_sentence, previous = previous, cleaned
+            repeats, previous_promised = previous_promised, False
             low = lowered(cleaned)
             if not search(table.trigger, cleaned, low):
                 if search(table.delivered_words, cleaned, low):
@@ -413,6 +414,9 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             number, context = at(offset + (hit.start() if hit else 0), with_context=True)
             cleaned = f"{context}: {cleaned}" if context else cleaned
             items = _promised_items(cleaned, marker, table)
+            if not items and repeats and len(cleaned) < 40:
+                previous_promised = True
+                continue  # "训练代码即将开源。敬请期待！": the sentence before is the promise
             if not items and context_sentence and len(cleaned) < 40:
                 # "lzlvV2 is in the works. Soon(tm)." - the promise is the sentence before
                 cleaned = f"{context_sentence} {cleaned}"
@@ -420,6 +424,7 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             if marker.needs_artifact and not items:
                 continue
             add(promised, number, cleaned, marker.id, bare=True, items=items)
+            previous_promised = True
 
     for line in document.prose():
         if line.kind == TABLE_ROW:
