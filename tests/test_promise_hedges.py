@@ -29,12 +29,14 @@ def _read(text: str) -> tuple[list[tuple[int, str, str]], list[tuple[int, str, s
         # conditional or tentative
         "## 今後の予定\n\n- 需要があれば、1Bモデルの学習も検討します。\n",
         "- 如果社区有需求，我们可能会考虑发布3B版本。\n",
-        "수요가 있으면 1B 모델 공개를 검토하겠습니다.\n",
+        "수요가 있으면 1B 모델도 공개 예정입니다.\n",
         "If there is interest, we will release a 1B version.\n",
         # someone else's plan
         "- 阿里通义团队表示，Qwen3系列即将发布，届时我们会评估是否跟进。\n",
         "Mistral AI has announced that Mistral-7B-v0.3 will be released soon; we will test it.\n",
         "据报道，Meta称，Llama 5 将于明年发布。\n",
+        "Metaの発表によると、Llama 5は近日公開予定です。\n",
+        "메타에 따르면 Llama 5는 곧 공개될 예정입니다.\n",
     ],
 )
 def test_no_commitment_of_the_publisher(text: str) -> None:
