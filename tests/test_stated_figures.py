@@ -137,3 +137,21 @@ def test_a_japanese_or_korean_context_length_is_checked(
         11,
     )
     assert f"card states a context of 131,072 tokens ('{stated}')" in finding.message
+
+
+def test_a_size_right_after_cjk_text_keeps_its_precision(tmp_path: Path) -> None:
+    model = tmp_path / "model"
+    shutil.copytree(FIXTURES / "prose-cjk-names" / "model", model)
+    card = model / "README.md"
+    text = card.read_text().replace(
+        "参数量约 76 亿，BF16 权重约 15 GB", "参数量为76亿，BF16下约需12GB显存"
+    )
+    card.write_text(text)
+    report = audit(AuditRequest(target=str(model)), Policy())
+    stated = {(f["kind"], f["value"], f.get("dtype")) for f in report.facts.extra["figures"]}
+    assert {("parameters_total", 7.6e9, None), ("memory", 12e9, "BF16")} <= stated
+    (finding,) = [f for f in report.findings if f.rule_id == "MEM003"]
+    assert (finding.severity, finding.location.line) == ("warning", 9)
+    assert finding.message.startswith(
+        "card says 约需12GB; the weights as stored (BF16) are 15.2 GB"
+    )
