@@ -296,3 +296,17 @@ def test_a_cjk_full_stop_ends_a_sentence_and_a_multiple_is_a_speed_figure(
     assert by_kind["speed"].text == "本模型在MMLU上得分75.0，比基座模型快2倍。"
     (speed,) = _findings(report, "CLM002")
     assert (speed.severity, speed.location.line) == ("warning", 6)
+
+
+def test_cjk_multiples_are_speed_figures_not_scores() -> None:
+    from cardaudit.extract.claim_text import scores_in, speed_in
+    from cardaudit.extract.claims import claim_table
+
+    table = claim_table()
+    for text, figure in (
+        ("推論が2倍速い", "2倍速い"),
+        ("기존 모델보다 2배 빠른 추론", "2배 빠른"),
+        ("比基座模型快2.5倍", "快2.5倍"),
+    ):
+        assert speed_in(text, table) == [figure]
+        assert scores_in(text, table) == []
