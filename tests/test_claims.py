@@ -243,3 +243,70 @@ def test_odd_model_index_does_not_crash(tmp_path: Path) -> None:
     report = _card(tmp_path, "# M\n", front)
     assert report.facts.claims == ()
     assert all(run.outcome != "error" for run in report.checks)
+
+
+def test_a_method_disclosed_in_chinese_or_japanese_counts(tmp_path: Path) -> None:
+    # the harness right after CJK text ("使用OpenCompass"), greedy decoding and a single run
+    # worded in Chinese and Japanese disclose as their English equivalent does
+    zh = (
+        "# 悟道-7B\n\n在CMMLU上，本模型得分为78.3"
+        "（使用OpenCompass v0.3，5-shot，贪心解码，单次运行）。\n"
+    )
+    ja = (
+        "# Swallow-8B\n\n本モデルはJMMLUで55.8点を達成しました"
+        "(評価:llm-jp-eval v1.3、4-shot、貪欲デコーディング、1回実行)。\n"
+    )
+    en = (
+        "# Test-7B\n\nOn CMMLU, this model scores 78.3"
+        " (OpenCompass v0.3, 5-shot, greedy decoding, single run).\n"
+    )
+    for name, body in (("zh", zh), ("ja", ja), ("en", en)):
+        (tmp_path / name).mkdir()
+        report = _card(tmp_path / name, body)
+        assert [c.kind for c in report.facts.claims] == ["benchmark"], name
+        assert _findings(report, "CLM001") == [], name
+
+
+def test_cjk_wordings_of_the_checklist_are_needed(tmp_path: Path) -> None:
+    # without them, the same sentence still lacks decoding and runs (the words are what
+    # discloses, not the CJK text around the score)
+    body = "# 悟道-7B\n\n在CMMLU上，本模型得分为78.3（使用OpenCompass v0.3，5-shot）。\n"
+    (finding,) = _findings(_card(tmp_path, body), "CLM001")
+    assert (finding.location.path, finding.location.line) == ("README.md", 6)
+    assert DECODING in finding.message and "single run or mean with spread" in finding.message
+    assert HARNESS not in finding.message
+    # a mean of several runs and a temperature, in Korean
+    (tmp_path / "ko").mkdir()
+    ko = "# K-7B\n\nKMMLU 점수 51.2 (lm-eval-harness, 5-shot, 온도 0.7, 3회 평균 ± 0.4)\n"
+    assert _findings(_card(tmp_path / "ko", ko), "CLM001") == []
+
+
+def test_a_cjk_full_stop_ends_a_sentence_and_a_multiple_is_a_speed_figure(
+    tmp_path: Path,
+) -> None:
+    body = (
+        "# 灵犀-7B\n\n"
+        "基座模型Qwen2.5-7B-Instruct在MMLU上得分74.2。本模型在MMLU上得分75.0，比基座模型快2倍。\n"
+    )
+    report = _card(tmp_path, body)
+    by_kind = {c.kind: c for c in report.facts.claims}
+    # "2" of "快2倍" (twice as fast) is no score; it is a speed figure of its own sentence
+    assert by_kind["benchmark"].values == ("74.2", "75.0")
+    assert (by_kind["speed"].values, by_kind["speed"].line) == (("快2倍",), 6)
+    assert by_kind["speed"].text == "本模型在MMLU上得分75.0，比基座模型快2倍。"
+    (speed,) = _findings(report, "CLM002")
+    assert (speed.severity, speed.location.line) == ("warning", 6)
+
+
+def test_cjk_multiples_are_speed_figures_not_scores() -> None:
+    from cardaudit.extract.claim_text import scores_in, speed_in
+    from cardaudit.extract.claims import claim_table
+
+    table = claim_table()
+    for text, figure in (
+        ("推論が2倍速い", "2倍速い"),
+        ("기존 모델보다 2배 빠른 추론", "2배 빠른"),
+        ("比基座模型快2.5倍", "快2.5倍"),
+    ):
+        assert speed_in(text, table) == [figure]
+        assert scores_in(text, table) == []

@@ -187,3 +187,15 @@ def test_card_title_is_the_first_level_one_heading_outside_code() -> None:
     card = parse_card("README.md", text)
     assert mb.card_title(card) == "Falcon-Mini 7B"
     assert mb.card_title(parse_card("README.md", "```\n# comment\n```\nNo heading.\n")) is None
+
+
+def test_cjk_full_stops_end_sentences() -> None:
+    from cardaudit.extract.markdown_prose import sentences
+
+    assert sentences("得分74.2。本模型得分75.0！好吗？ Yes. Next one") == [
+        (0, "得分74.2。"),
+        (7, "本模型得分75.0！"),
+        (17, "好吗？"),
+        (21, "Yes."),
+        (26, "Next one"),
+    ]

@@ -45,6 +45,15 @@ def _read(text: str) -> list[tuple[str, float, str, bool]]:
             ],
         ),
         ("模型大小 15GB", [("memory", 15e9, "15GB", False)]),
+        # no space between the number and the CJK word before it
+        (
+            "本模型参数量为140亿，BF16下约需28GB显存。",
+            [
+                ("parameters_total", 14e9, "140亿", False),
+                ("memory", 28e9, "约需28GB", True),
+            ],
+        ),
+        ("パラメータ数は140億です", [("parameters_total", 14e9, "140億", False)]),
     ],
 )
 def test_counts_and_sizes(text: str, expected: list) -> None:
@@ -101,3 +110,48 @@ def test_a_key_value_table_row_says_what_its_value_is() -> None:
     )
     memory = [f for f in figures_in(TextFile("README.md", card)) if f.kind == "memory"]
     assert [(f.value, f.line, f.dtype) for f in memory] == [(14.5e9, 6, "F16")]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stated"),
+    [
+        (
+            "本モデルは最大128Kトークンのコンテキストに対応しています。",
+            "128Kトークンのコンテキスト",
+        ),
+        ("이 모델은 128K 토큰의 컨텍스트 길이를 지원합니다.", "128K 토큰의 컨텍스트 길이"),
+    ],
+)
+def test_a_japanese_or_korean_context_length_is_checked(
+    tmp_path: Path, sentence: str, stated: str
+) -> None:
+    model = tmp_path / "model"
+    shutil.copytree(FIXTURES / "prose-cjk-names" / "model", model)  # 32,768 positions
+    card = model / "README.md"
+    card.write_text(card.read_text().replace("## 新闻", f"{sentence}\n\n## 新闻"))
+    report = audit(AuditRequest(target=str(model)), Policy())
+    (finding,) = [f for f in report.findings if f.rule_id == "MEM005"]
+    assert (finding.severity, finding.location.path, finding.location.line) == (
+        "warning",
+        "README.md",
+        11,
+    )
+    assert f"card states a context of 131,072 tokens ('{stated}')" in finding.message
+
+
+def test_a_size_right_after_cjk_text_keeps_its_precision(tmp_path: Path) -> None:
+    model = tmp_path / "model"
+    shutil.copytree(FIXTURES / "prose-cjk-names" / "model", model)
+    card = model / "README.md"
+    text = card.read_text().replace(
+        "参数量约 76 亿，BF16 权重约 15 GB", "参数量为76亿，BF16下约需12GB显存"
+    )
+    card.write_text(text)
+    report = audit(AuditRequest(target=str(model)), Policy())
+    stated = {(f["kind"], f["value"], f.get("dtype")) for f in report.facts.extra["figures"]}
+    assert {("parameters_total", 7.6e9, None), ("memory", 12e9, "BF16")} <= stated
+    (finding,) = [f for f in report.findings if f.rule_id == "MEM003"]
+    assert (finding.severity, finding.location.line) == ("warning", 9)
+    assert finding.message.startswith(
+        "card says 约需12GB; the weights as stored (BF16) are 15.2 GB"
+    )

@@ -56,7 +56,11 @@ def claim_table() -> ClaimTable:
                 id=str(entry["id"]),
                 label=str(entry["label"]),
                 kind=str(entry.get("kind", "patterns")),
-                patterns=tuple(re.compile(p, flags) for p in entry.get("patterns") or ()),
+                # ASCII boundaries: "使用OpenCompass", "5-shot，贪心解码" (CJK characters
+                # are word characters to Unicode ``\b``)
+                patterns=tuple(
+                    re.compile(p, flags | re.ASCII) for p in entry.get("patterns") or ()
+                ),
                 agentic_only=bool(entry.get("agentic_only")),
             )
             for entry in entries

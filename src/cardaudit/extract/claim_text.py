@@ -12,10 +12,12 @@ from cardaudit.extract.literal_filter import lowered, ruled_out, search
 SCORE = re.compile(r"(?<![\w.@/#-])\d{1,3}(?:\.\d+)?\s*[%％]?(?![\w/]|\.\d)", re.ASCII)
 URL = re.compile(r"https?://\S+")
 DIGIT = re.compile(r"\d")
-#: Numbers that are not scores: shots, sizes, pass@k, years, figure numbers, and versions
-#: right after a name ("Llama 3.2", "ChatGPT 3.5", "Devstral Small 1.1").
+#: Numbers that are not scores: shots, sizes, pass@k, years, figure numbers, multiples
+#: ("2倍", "3배"), and versions right after a name ("Llama 3.2", "ChatGPT 3.5",
+#: "Devstral Small 1.1").
 NOT_SCORES = re.compile(
     r"\b\d+[-‑]?(?:shot|k|K|B|M|T)\b|(?:pass|maj|cons|avg)@\d+|\b(?:19|20)\d\d\b"
+    r"|(?<![\d.])\d++(?:\.\d+)?\s*(?:倍|배)"
     r"|\b(?:figure|fig\.|table|section|step|top|version|v)\s*\d+(?:\.\d+)*"
     r"|(?-i:\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,8}+)\s+\d+(?:\.\d+)*(?![\d.]*\s*%)\b",
     re.IGNORECASE | re.ASCII,

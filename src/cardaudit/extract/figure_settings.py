@@ -33,11 +33,14 @@ CONTEXT_WORD = re.compile(r"context|sequence length|window|long[- ]?text", re.IG
 @cache
 def _cjk_context() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The context figure of a CJK card, after or before its word (no word boundaries in
-    CJK text: "上下文长度 32K", "支持128K上下文"); the words are data
+    CJK text: "上下文长度 32K", "支持128K上下文", "128Kトークンのコンテキスト"); the words are data
     (rules/tables/figures_cjk.yaml)."""
     from cardaudit.rules import load_table
 
-    words = f"(?:{load_table('figures_cjk')['context_words']})"
+    table = load_table("figures_cjk")
+    words = f"(?:{table['context_words']})"
+    tokens = f"(?:{table['context_token_words']})"
+    possessive = f"(?:{table['context_possessives']})"
     number = (
         r"(?<![\d.,])(?P<num>\d{1,3}(?:,\d{3})++|\d++(?:\.\d++)?\s?[KkM](?![A-Za-z])"
         r"|\d{3,8}(?!\d))"
@@ -48,9 +51,7 @@ def _cjk_context() -> tuple[re.Pattern[str], re.Pattern[str]]:
         + APPROX
         + number
     )
-    before = re.compile(
-        APPROX + number + r"[ \t]*+(?:tokens?|个\s*token|トークン)?+[ \t]*+的?+[ \t]*+" + words
-    )
+    before = re.compile(APPROX + number + rf"[ \t]*+{tokens}?+[ \t]*+{possessive}?+[ \t]*+" + words)
     return after, before
 
 

@@ -30,7 +30,11 @@ DTYPES = {
     "4bit": "INT4",
     "mxfp4": "MXFP4",
 }
-DTYPE = re.compile(r"\b(" + "|".join(re.escape(k) for k in DTYPES) + r")\b", re.IGNORECASE)
+#: ASCII boundaries: "BF16下约需28GB" names BF16 (a CJK character is a word character to
+#: Unicode ``\b``).
+DTYPE = re.compile(
+    r"\b(" + "|".join(re.escape(k) for k in DTYPES) + r")\b", re.IGNORECASE | re.ASCII
+)
 
 
 def cells(file: TextFile, position: int) -> int:

@@ -50,12 +50,17 @@ def cjk_table() -> CjkTable:
     raw: dict[str, Any] = load_table("figures_cjk")
     units = {str(key): float(value) for key, value in raw["units"].items()}
     unit_alternatives = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
+    # ASCII: a number starts after any CJK character ("为140亿", "约需28GB"), not only
+    # after a space, as CJK characters are word characters to Unicode ``\w``
     return CjkTable(
         count=re.compile(
             rf"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s?(?:(?P<cjk>{unit_alternatives})"
-            r"|(?P<latin>[BMT])(?![A-Za-z]))"
+            r"|(?P<latin>[BMT])(?![A-Za-z]))",
+            re.ASCII,
         ),
-        size=re.compile(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>GB|GiB|TB|TiB)(?![A-Za-z])"),
+        size=re.compile(
+            r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>GB|GiB|TB|TiB)(?![A-Za-z])", re.ASCII
+        ),
         units=units,
         parameter=re.compile(str(raw["parameter_words"])),
         reach=int(raw["parameter_reach"]),

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 from cardaudit.extract import markdown_blocks as blocks
 
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[*_`\"'])")
+#: A Latin full stop before a space and a capital; a CJK full stop (。！？), which no space
+#: follows, before any text.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[*_`\"'])|(?<=[。！？])\s*+(?=\S)")
 TAG = re.compile(r"<[^<>]++>")
 
 

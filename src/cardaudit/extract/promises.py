@@ -28,6 +28,7 @@ from cardaudit.extract.markdown_prose import (
     paragraphs,
     sentences,
 )
+from cardaudit.extract.promise_hedges import hedged, publisher_part
 from cardaudit.rules import load_table
 
 #: Linear on any line: the text stops at a bracket (``\]`` escapes one), the target at a
@@ -324,6 +325,24 @@ def _roadmap_items(text: str) -> list[tuple[str, str]] | None:
     return (_promised_items(text, marker, table) or None) if marker else None
 
 
+def _roadmap_stated(item: str, number: int, add, delivered: list, table: PromiseTable) -> bool:
+    """Whether a bullet under a roadmap heading is a plan: one that says it is out ("70Bの
+    指示チューニング版は公開済みです") is a delivery, a hedged or conditional one ("需要が
+    あれば、1Bモデルの学習も検討します") or someone else's reported plan is no promise."""
+    low = lowered(item)
+    commitment = search(table.trigger, item, low)
+    if commitment is None and search(table.delivered_words, item, low):
+        add(delivered, number, item, "statement", bare=False)
+        return False
+    if commitment is None:
+        return publisher_part(item, len(item)) is not None and not hedged(item)
+    own = publisher_part(item, commitment.start())
+    if own is None:
+        return False
+    again = search(table.trigger, own)
+    return not hedged(own, again.end() if again else None)
+
+
 def _is_roadmap_section(line: Line, table: PromiseTable) -> bool:
     return any(table.roadmap_headings.match(name) for name in line.section[-1:])
 
@@ -368,10 +387,11 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             )
 
     def statements(text: str, at, split: list[tuple[int, str, str]] | None = None) -> None:
-        previous = ""
+        previous, previous_promised = "", False
         parts = split if split is not None else [(o, s, clean(s)) for o, s in sentences(text)]
         for offset, sentence, cleaned in parts:
             context_sentence, previous = previous, cleaned
+            repeats, previous_promised = previous_promised, False
             low = lowered(cleaned)
             if not search(table.trigger, cleaned, low):
                 if search(table.delivered_words, cleaned, low):
@@ -382,10 +402,21 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             marker = next((m for m in table.markers if m.regex.search(cleaned)), None)
             if marker is None:
                 continue
+            own = publisher_part(cleaned, marker.regex.search(cleaned).start())
+            if own is not None and own is not cleaned:  # someone else's plan, then ours
+                cleaned = own
+                marker = next((m for m in table.markers if m.regex.search(cleaned)), None)
+            if own is None or marker is None:
+                continue
+            if hedged(cleaned, marker.regex.search(cleaned).end()):
+                continue
             hit = marker.regex.search(sentence)
             number, context = at(offset + (hit.start() if hit else 0), with_context=True)
             cleaned = f"{context}: {cleaned}" if context else cleaned
             items = _promised_items(cleaned, marker, table)
+            if not items and repeats and len(cleaned) < 40:
+                previous_promised = True
+                continue  # "训练代码即将开源。敬请期待！": the sentence before is the promise
             if not items and context_sentence and len(cleaned) < 40:
                 # "lzlvV2 is in the works. Soon(tm)." - the promise is the sentence before
                 cleaned = f"{context_sentence} {cleaned}"
@@ -393,6 +424,7 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
             if marker.needs_artifact and not items:
                 continue
             add(promised, number, cleaned, marker.id, bare=True, items=items)
+            previous_promised = True
 
     for line in document.prose():
         if line.kind == TABLE_ROW:
@@ -421,7 +453,15 @@ def mentions(document: Document, table: PromiseTable) -> tuple[list[Mention], li
                 add(delivered, first.number, clean(bullet), "roadmap_struck", bare=False)
             else:
                 item = clean(bullet)
-                add(promised, first.number, item, "roadmap", bare=True, items=_roadmap_items(item))
+                if _roadmap_stated(item, first.number, add, delivered, table):
+                    add(
+                        promised,
+                        first.number,
+                        item,
+                        "roadmap",
+                        bare=True,
+                        items=_roadmap_items(item),
+                    )
             continue
 
         def prose_at(offset: int, with_context: bool = False, paragraph=paragraph):
