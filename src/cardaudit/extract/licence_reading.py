@@ -12,9 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from cardaudit.extract.model_names import CJK as CJK_RANGES
 from cardaudit.rules import load_table
 
-CJK = re.compile(r"[\u3400-\u9fff]")
+#: Chinese, Japanese (kana too: "のみ") and Korean: matched without word boundaries.
+CJK = re.compile(f"[{CJK_RANGES}]")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
 ASCII_WORD = re.compile(r"[a-z0-9]+")
 
