@@ -16,6 +16,12 @@ from cardaudit.rules import load_table
 from cardaudit.sources import AuditRequest
 
 
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+MIT = (FIXTURES / "lineage-loop" / "model" / "LICENSE").read_text()
+APACHE = (FIXTURES / "clean-apache" / "model" / "LICENSE").read_text()
+CC_BY_NC = (FIXTURES / "nc-base-relicensed" / "base" / "LICENSE").read_text()
+
+
 def audit_json(folder: Path) -> dict:
     from cardaudit.reporters.json_report import report_to_json
 
@@ -69,3 +75,76 @@ def test_every_word_of_the_statement_table_is_a_string() -> None:
 )
 def test_restriction_modality_beyond_english_and_chinese(sentence: str, expected: list) -> None:
     assert restrictions_in(sentence) == expected
+
+
+# --------------------------------------------------------------------------- 1 dual licences
+
+
+def test_labelled_code_and_weights_licences_the_front_matter_misstates_is_an_error(
+    tmp_path,
+) -> None:
+    card = "---\nlicense: mit\n---\n# Dual-7B\n\n## License\nCode: MIT. Weights: CC-BY-NC-4.0.\n"
+    report = audit_json(repo(tmp_path, card, {"LICENSE": MIT}))
+    assert lic_rows(report) == {("LIC006", "error", "README.md", 7)}
+    (finding,) = report["findings"]
+    assert "gives the model weights cc-by-nc-4.0" in finding["message"]
+    prose = report["facts"]["license"]["prose"]
+    assert [(p["licence"], p["about"]) for p in prose] == [
+        ("mit", "code"),
+        ("cc-by-nc-4.0", "model"),
+    ]
+
+
+def test_weights_licensed_otherwise_than_declared_is_an_error_and_the_code_clause_is_not(
+    tmp_path,
+) -> None:
+    card = (
+        "---\nlicense: apache-2.0\n---\n# Dual3-7B\n\n## License\n"
+        "The weights of this model are licensed under CC-BY-NC-4.0. "
+        "The training code is Apache 2.0.\n"
+    )
+    report = audit_json(repo(tmp_path, card, {"LICENSE": APACHE}))
+    assert lic_rows(report) == {("LIC006", "error", "README.md", 7)}
+
+
+def test_correct_dual_licence_with_a_code_licence_file_is_clean(tmp_path) -> None:
+    card = (
+        "---\nlicense: cc-by-nc-4.0\n---\n# Dual2-7B\n\n## License\n"
+        "The code in this repository is released under the MIT License; the model weights are "
+        "released under CC BY-NC 4.0.\n"
+    )
+    files = {"LICENSE": CC_BY_NC, "LICENSE-CODE": MIT}
+    report = audit_json(repo(tmp_path, card, files))
+    assert not {r for r in lic_rows(report) if r[0] in ("LIC004", "LIC006")}
+    checks = {c["rule_id"]: c["outcome"] for c in report["checks"]}
+    assert checks["LIC004"] == "pass" and checks["LIC006"] == "pass"
+
+
+def test_a_code_licence_file_alone_is_not_compared_with_the_weights_licence(tmp_path) -> None:
+    card = "---\nlicense: cc-by-nc-4.0\n---\n# Dual2-7B\n"
+    report = audit_json(repo(tmp_path, card, {"LICENSE-CODE": MIT}))
+    lic004 = next(c for c in report["checks"] if c["rule_id"] == "LIC004")
+    assert lic004["outcome"] == "not_applicable" and "named for the code" in lic004["note"]
+
+
+def test_a_plain_licence_file_disagreeing_is_still_lic004(tmp_path) -> None:
+    card = "---\nlicense: cc-by-nc-4.0\n---\n# Dual2-7B\n"
+    report = audit_json(repo(tmp_path, card, {"LICENSE-MODEL": MIT}))
+    assert ("LIC004", "error", "LICENSE-MODEL", 1) in lic_rows(report)
+
+
+@pytest.mark.parametrize(
+    ("path", "governs"),
+    [
+        ("LICENSE", None),
+        ("LICENSE-CODE", "code"),
+        ("LICENSE_code.txt", "code"),
+        ("code/LICENSE", "code"),
+        ("LICENSE-WEIGHTS", "model"),
+        ("LICENSES/MIT.txt", None),
+    ],
+)
+def test_licence_file_named_for(path: str, governs: str | None) -> None:
+    from cardaudit.extract.licence_reading import file_governs
+
+    assert file_governs(path) == governs

@@ -9,6 +9,7 @@ from cardaudit.checks.base_inputs import checked_or_missing, require_bases
 from cardaudit.checks.code_repo_name import code_repo_label
 from cardaudit.checks.registry import NotApplicable, check
 from cardaudit.extract.code_licence import readme_licence_statements
+from cardaudit.extract.licence_reading import file_governs
 from cardaudit.extract.licence_table import expression_ids, lookup, normalise_spdx, same_licence
 from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule
@@ -107,6 +108,10 @@ def shipped_text_matches_declared(evidence: Evidence, facts: Facts, rule: Rule) 
     identified = [m for m in facts.license.files if m.identified]
     if not identified:
         raise NotApplicable("no identified licence file")
+    # LICENSE-CODE, code/LICENSE: the code's licence, not the weights' (LIC006 reads the card)
+    identified = [m for m in identified if file_governs(m.path) != "code"]
+    if not identified:
+        raise NotApplicable("the only identified licence files are named for the code")
     for match in identified:
         if any(same_licence(match.identified, d) for d in declared):
             continue
@@ -146,18 +151,30 @@ def prose_agrees_with_declared(evidence: Evidence, facts: Facts, rule: Rule) -> 
     code_licence = (facts.license.code_repo or {}).get("identified")
     for statement in facts.license.prose:
         said = statement["licence"]
-        if any(same_licence(said, d) for d in declared):
-            continue
+        about = statement.get("about")
+        if about in ("code", "data") or any(same_licence(said, d) for d in declared):
+            continue  # "Code: MIT", "the dataset is CC BY": not the weights' licence
         if (
             code_licence
             and same_licence(said, code_licence)
             and re.search(r"\bcode\b", statement["text"], re.IGNORECASE)
         ):
             continue  # "the code is released under MIT": about the code repo, not the weights
+        location = Location(statement["path"], statement["line"])
+        if about == "model":  # the sentence names the weights: the front matter misstates them
+            yield Hit(
+                f"the card gives the model weights {said}, but its front matter declares "
+                f"`license: {facts.license.declared}`: the Hub shows and filters by a licence "
+                "the weights do not have",
+                location,
+                statement["text"],
+                severity="error",
+            )
+            continue
         yield Hit(
             f"the card says the model is under {said}, but its front matter declares "
             f"`license: {facts.license.declared}`",
-            Location(statement["path"], statement["line"]),
+            location,
             statement["text"],
         )
 

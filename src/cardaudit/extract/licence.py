@@ -8,6 +8,7 @@ from typing import Any
 
 from cardaudit.extract.licence_diff import compare_file
 from cardaudit.extract.licence_id import identify_text
+from cardaudit.extract.licence_reading import subject_of
 from cardaudit.extract.licence_table import licence_table, normalise_spdx
 from cardaudit.extract.reuse import reuse_facts, reuse_licence_files
 from cardaudit.model import Card, Evidence, LicenceFacts, LicenceMatch, RepoSnapshot
@@ -163,33 +164,88 @@ def licence_named(phrase: str) -> str | None:
     return None
 
 
+#: "Code: MIT", "- **Weights**: CC BY-NC 4.0" (a label naming what the licence is for).
+LABELLED = re.compile(
+    r"(?:^|(?<=[.;\n]))[ \t]*+(?:[-*+][ \t]++)?(?:\*\*|__)?(?P<object>[\w][\w \t-]{0,30}?)"
+    r"(?:\*\*|__)?[ \t]*+[:：][ \t]*+(?:\*\*|__)?(?P<name>[^\n;:,()*]{2,40}?)(?:\*\*|__)?"
+    r"[ \t]*+(?=[.;,]?(?:\s|$))",
+    re.MULTILINE,
+)
+#: "The training code is Apache 2.0", "the weights are CC-BY-NC-4.0".
+COPULA = re.compile(
+    r"\b(?:is|are)[ \t]++(?:(?:also|all|both)[ \t]++)?(?P<name>(?:[^\n.;:,()]|\.(?=\d)){2,40}?)"
+    r"[ \t]*+(?=[;,]|\.(?:\s|$)|$)",
+    re.MULTILINE,
+)
+CLAUSE_END = re.compile(r"[.;。；]\s|\n\s*\n|[;；]")
+
+
+def _clause_start(body: str, at: int) -> int:
+    """Where the clause holding ``at`` begins (after a sentence end, a semicolon or a blank
+    line): its subject says what the licence named in it is for."""
+    ends = [m.end() for m in CLAUSE_END.finditer(body, max(0, at - 400), at)]
+    return ends[-1] if ends else max(0, at - 400)
+
+
+def _named_exactly(phrase: str) -> str | None:
+    """The Hub id when the phrase is a licence name and nothing more ("Apache 2.0",
+    "CC-BY-NC-4.0"): a label or a copula names a licence only so."""
+    text = _normal(phrase)
+    return next((hub_id for key, hub_id in _name_keys() if text == key), None)
+
+
+def _statement_matches(body: str) -> list[tuple[int, int, str, str | None]]:
+    """(start, end, licence, what the clause governs) of every licence statement: "released
+    / licensed under X", "Code: X", "the weights are X" (the last two name what they are for,
+    and only count when they do)."""
+    found: list[tuple[int, int, str, str | None]] = []
+    for match in PROSE.finditer(body):
+        licence = licence_named(match.group("name"))
+        if licence is not None:
+            start = _clause_start(body, match.start())
+            found.append(
+                (match.start(), match.end(), licence, subject_of(body[start : match.start()]))
+            )
+    for match in LABELLED.finditer(body):
+        licence = _named_exactly(match.group("name"))
+        about = subject_of(match.group("object"))
+        if licence is not None and about in ("model", "code"):
+            found.append((match.start("object"), match.end(), licence, about))
+    for match in COPULA.finditer(body):
+        licence = _named_exactly(match.group("name"))
+        start = _clause_start(body, match.start())
+        about = subject_of(body[start : match.start()])
+        if licence is not None and about in ("model", "code"):
+            found.append((start, match.end(), licence, about))
+    found.sort()
+    return [
+        f for i, f in enumerate(found) if not any(f[0] < e and f[1] > s for s, e, *_ in found[:i])
+    ]
+
+
 def prose_statements(card: Card | None) -> tuple[dict[str, Any], ...]:
-    """Each "released / licensed under <licence>" sentence in the card body that names a
-    licence the table knows, with its line."""
+    """Each licence statement in the card body that names a licence the table knows, with
+    its line and, when its clause names it, what it is for (``about``: model, code, data)."""
     if card is None or not card.body:
         return ()
     raw = card.raw
     body_offset = max(raw.find(card.body), 0)
     found = []
-    for match in PROSE.finditer(card.body):
-        licence = licence_named(match.group("name"))
-        if licence is None:
-            continue
-        line = card.file.line_at(body_offset + match.start())
-        sentence_start = max(
-            card.body.rfind(".", 0, match.start()), card.body.rfind("\n\n", 0, match.start())
-        )
-        sentence = card.body[sentence_start + 1 : match.end()]
+    for start, end, licence, about in _statement_matches(card.body):
+        line = card.file.line_at(body_offset + start)
+        sentence_start = max(card.body.rfind(".", 0, start), card.body.rfind("\n\n", 0, start))
+        sentence = card.body[sentence_start + 1 : end]
         if UPSTREAM.search(sentence):
             continue  # "the upstream model is licensed under …": about the base, not this model
-        found.append(
-            {
-                "path": card.path,
-                "line": line,
-                "text": card.file.excerpt(line),
-                "licence": licence,
-            }
-        )
+        item = {
+            "path": card.path,
+            "line": line,
+            "text": card.file.excerpt(line),
+            "licence": licence,
+        }
+        if about is not None:
+            item["about"] = about
+        found.append(item)
     return tuple(found)
 
 

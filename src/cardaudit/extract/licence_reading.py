@@ -221,3 +221,31 @@ def about(sentence: str, repo: str) -> str:
 
 def is_upstream(sentence: str) -> bool:
     return bool(statement_table().upstream.find(sentence))
+
+
+def subject_of(clause: str) -> str | None:
+    """What one clause governs by the first object it names — ``model``, ``code``,
+    ``project`` or ``data`` — or None: "The code in this repository is MIT" is about the code
+    (its subject comes first), "the model weights are CC BY-NC 4.0" about the model."""
+    table = statement_table()
+    named = []
+    for kind, terms in (
+        ("model", table.model_objects),
+        ("code", table.code_objects),
+        ("project", table.project_objects),
+        ("data", table.data_objects),
+    ):
+        first = next(iter(terms.find(clause)), None)
+        if first is not None:
+            named.append((first.start(), -len(first.group(0)), kind))
+    return min(named)[2] if named else None
+
+
+def file_governs(path: str) -> str | None:
+    """What a licence file is named for: ``code`` for LICENSE-CODE, LICENSE_code.txt or
+    code/LICENSE, ``model`` for LICENSE-WEIGHTS or LICENSE-MODEL, None for a plain LICENSE."""
+    *folders, name = path.lower().split("/")
+    stem = next((s for s in statement_table().file_stems if name.startswith(s)), "")
+    rest = re.sub(r"\.(?:txt|md|rst)$", "", name[len(stem) :])
+    words = " ".join([*folders, re.sub(r"[-_.]+", " ", rest)]).strip()
+    return subject_of(words) if words else None
