@@ -148,3 +148,58 @@ def test_licence_file_named_for(path: str, governs: str | None) -> None:
     from cardaudit.extract.licence_reading import file_governs
 
     assert file_governs(path) == governs
+
+
+# --------------------------------------------------------------------------- 4 gate terms
+
+
+GATED = (
+    '---\nlicense: {licence}\ngated: manual\nextra_gated_prompt: "Access is granted only to '
+    "verified organisations. You agree not to use the model in any military application and "
+    'not to redistribute it."\n---\n# Gated2-7B\nMIT licensed.\n'
+)
+
+
+def test_gate_terms_barring_a_field_of_use_and_redistribution_contradict_mit(tmp_path) -> None:
+    report = audit_json(repo(tmp_path, GATED.format(licence="mit"), {"LICENSE": MIT}))
+    assert ("LIC020", "error", "README.md", 4) in lic_rows(report)
+    (lic020,) = [f for f in report["findings"] if f["rule_id"] == "LIC020"]
+    assert lic020["message"].startswith(
+        "the gating form restricts the model by barring a field of use (military) and by "
+        "forbidding its redistribution, but the declared licence `mit`"
+    )
+    duties = {
+        o["duty"]: (o["binds"], o["source"]) for o in report["facts"]["license"]["obligations"]
+    }
+    assert duties["field_of_use"] == ("user", "README.md:4")
+    assert duties["no_redistribution"] == ("redistributor", "README.md:4")
+
+
+def test_a_use_restricted_licence_agrees_with_a_field_of_use_ban_but_not_redistribution(
+    tmp_path,
+) -> None:
+    card = (
+        "---\nlicense: openrail\n---\n# Gated3-7B\n\n"
+        "You must not use the model for military purposes.\n"
+    )
+    report = audit_json(repo(tmp_path, card, name="a"))
+    assert not {r for r in lic_rows(report) if r[0] == "LIC020"}
+    report = audit_json(repo(tmp_path, GATED.format(licence="openrail"), name="b"))
+    (lic020,) = [f for f in report["findings"] if f["rule_id"] == "LIC020"]
+    assert "by forbidding its redistribution" in lic020["message"]
+    assert "field of use" not in lic020["message"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("You agree not to use the model in any military application.", ["field_of_use"]),
+        ("不得将本模型用于军事用途。", ["field_of_use"]),
+        ("You may not redistribute the weights.", ["no_redistribution"]),
+        ("禁止二次分发本模型。", ["no_redistribution"]),
+        ("Redistribution is permitted under the terms of the MIT licence.", []),
+        ("The model was evaluated on weapons-related safety prompts.", []),
+    ],
+)
+def test_field_of_use_and_redistribution_modality(sentence: str, expected: list) -> None:
+    assert restrictions_in(sentence) == expected

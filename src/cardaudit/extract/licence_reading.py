@@ -53,6 +53,7 @@ class Restriction:
     window: int
     restrictive: bool
     unless: tuple[str, ...] = ()  # categories that, found in the sentence, state it already
+    agrees_with: tuple[str, ...] = ()  # licence families that carry the restriction themselves
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ def statement_table() -> StatementTable:
             window=int(spec.get("window", 6)),
             restrictive=bool(spec.get("restrictive", False)),
             unless=tuple(str(c) for c in spec.get("unless") or ()),
+            agrees_with=tuple(str(f) for f in spec.get("agrees_with") or ()),
         )
         for name, spec in (data.get("restrictions") or {}).items()
     )
@@ -154,8 +156,14 @@ def split_sentences(text: str) -> list[tuple[int, str]]:
 
 def restrictions_in(sentence: str) -> list[str]:
     """The restriction categories a sentence states (research_only, non_commercial, …)."""
+    return [category for category, _term in restriction_terms(sentence)]
+
+
+def restriction_terms(sentence: str) -> list[tuple[str, str]]:
+    """(category, the term that states it) of each restriction a sentence states, in table
+    order: ("field_of_use", "military")."""
     table = statement_table()
-    found: list[str] = []
+    found: dict[str, str] = {}
     for spec in table.restrictions:
         if any(category in found for category in spec.unless):
             continue
@@ -165,10 +173,20 @@ def restrictions_in(sentence: str) -> list[str]:
                 continue
             if _coordinated(sentence, term, spec.category):
                 continue
-            if spec.category not in found:
-                found.append(spec.category)
+            found.setdefault(spec.category, term.group(0))
             break
-    return found
+    return list(found.items())
+
+
+def agreeing_families(category: str) -> frozenset[str]:
+    """The licence families that carry a restriction category themselves (a non-commercial
+    licence agrees with "non-commercial use only")."""
+    return frozenset(
+        family
+        for spec in statement_table().restrictions
+        if spec.category == category
+        for family in spec.agrees_with
+    )
 
 
 def _coordinated(sentence: str, term: re.Match[str], category: str) -> bool:

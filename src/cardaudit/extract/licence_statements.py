@@ -20,7 +20,7 @@ from cardaudit.extract.licence import licence_named
 from cardaudit.extract.licence_reading import (
     about,
     is_upstream,
-    restrictions_in,
+    restriction_terms,
     split_sentences,
     statement_table,
 )
@@ -83,10 +83,11 @@ class _Collector:
         clean = re.sub(r"\s+", " ", text).strip()
         if not clean or is_upstream(clean):
             return
-        for category in restrictions_in(clean):
+        for category, term in restriction_terms(clean):
             self.statement(
                 kind="restriction",
                 category=category,
+                term=term,
                 about=about(clean, repo),
                 text=clean[:300],
                 path=path,
