@@ -15,7 +15,6 @@ from cardaudit.policy import Policy
 from cardaudit.rules import load_table
 from cardaudit.sources import AuditRequest
 
-
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 MIT = (FIXTURES / "lineage-loop" / "model" / "LICENSE").read_text()
 APACHE = (FIXTURES / "clean-apache" / "model" / "LICENSE").read_text()
@@ -203,3 +202,40 @@ def test_a_use_restricted_licence_agrees_with_a_field_of_use_ban_but_not_redistr
 )
 def test_field_of_use_and_redistribution_modality(sentence: str, expected: list) -> None:
     assert restrictions_in(sentence) == expected
+
+
+# --------------------------------------------------------------------------- 3 lifted riders
+
+
+def test_a_restriction_of_an_earlier_version_that_was_lifted_binds_nothing(tmp_path) -> None:
+    card = (
+        "---\nlicense: mit\n---\n# Phi-3-mini-MedQA\n\n"
+        "Phi-3-mini-MedQA is released under the MIT license. You can use it commercially.\n\n"
+        "- Earlier versions (v0.1) were released for research use only; that restriction was "
+        "lifted in v0.2.\n"
+    )
+    report = audit_json(repo(tmp_path, card, {"LICENSE": MIT}))
+    assert not {r for r in lic_rows(report) if r[0] == "LIC020"}
+    licence = report["facts"]["license"]
+    (item,) = [s for s in licence["statements"] if s["kind"] == "restriction"]
+    assert (item["category"], item["about"], item["line"]) == ("research_only", "superseded", 8)
+    assert "research_only" not in {o["duty"] for o in licence["obligations"]}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "holds"),
+    [
+        ("Earlier versions were released for research use only.", False),
+        ("v0.1 was released for research use only.", False),
+        ("Research use only; that restriction was lifted in v0.2.", False),
+        ("此前仅限学术研究使用，该限制已取消。", False),
+        ("This model was released for research use only.", True),
+        ("For research use only; safety filters were removed.", True),
+        ("Model v2.0 is for research use only.", True),
+    ],
+)
+def test_whether_a_restriction_still_holds(sentence: str, holds: bool) -> None:
+    from cardaudit.extract.licence_reading import no_longer_holds, restriction_terms
+
+    ((_category, term),) = restriction_terms(sentence)
+    assert no_longer_holds(sentence, term) is not holds

@@ -70,6 +70,12 @@ class StatementTable:
     project_objects: Terms
     data_objects: Terms
     upstream: Terms
+    lifted: Terms
+    restriction_nouns: Terms
+    lifted_window: int
+    earlier_versions: Terms
+    past_tense: Terms
+    version_tag: re.Pattern[str]
     aup: Terms
     mau: Terms
     mau_numbers: re.Pattern[str]
@@ -125,6 +131,12 @@ def statement_table() -> StatementTable:
         project_objects=Terms.of(data.get("project_objects")),
         data_objects=Terms.of(data.get("data_objects")),
         upstream=Terms.of(data.get("upstream_words")),
+        lifted=Terms.of(data.get("lifted_markers")),
+        restriction_nouns=Terms.of(data.get("restriction_nouns")),
+        lifted_window=int(data.get("lifted_window", 6)),
+        earlier_versions=Terms.of(data.get("earlier_versions")),
+        past_tense=Terms.of(data.get("past_tense")),
+        version_tag=re.compile(str(data.get("version_tag") or r"(?!)")),
         aup=Terms.of((data.get("aup") or {}).get("terms")),
         mau=Terms.of((data.get("mau") or {}).get("terms")),
         mau_numbers=re.compile(str((data.get("mau") or {}).get("numbers") or r"\d")),
@@ -235,6 +247,24 @@ def about(sentence: str, repo: str) -> str:
     if table.code_objects.find(sentence):
         return "code"
     return "model" if repo == "model" else "code"
+
+
+def no_longer_holds(sentence: str, term: str) -> bool:
+    """Whether the restriction stated by ``term`` no longer binds the model: the sentence
+    says it was lifted after stating it ("…; that restriction was lifted in v0.2"), or puts
+    it on an earlier release — an earlier-version subject ("Earlier versions were research
+    only") or a version tag in the past tense ("v0.1 was released for research use only")."""
+    table = statement_table()
+    at = sentence.lower().find(term.lower())
+    if at < 0:
+        return False
+    after, before = sentence[at + len(term) :], sentence[:at]
+    for lift in table.lifted.find(after):
+        if table.restriction_nouns.near(after, lift.start(), lift.end(), table.lifted_window):
+            return True
+    if table.earlier_versions.find(before):
+        return True
+    return bool(table.version_tag.search(before) and table.past_tense.find(before))
 
 
 def is_upstream(sentence: str) -> bool:

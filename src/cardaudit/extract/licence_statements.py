@@ -20,6 +20,7 @@ from cardaudit.extract.licence import licence_named
 from cardaudit.extract.licence_reading import (
     about,
     is_upstream,
+    no_longer_holds,
     restriction_terms,
     split_sentences,
     statement_table,
@@ -84,6 +85,19 @@ class _Collector:
         if not clean or is_upstream(clean):
             return
         for category, term in restriction_terms(clean):
+            if no_longer_holds(clean, term):
+                self.statement(
+                    kind="restriction",
+                    category=category,
+                    term=term,
+                    about="superseded",  # lifted, or an earlier release's: binds nobody now
+                    text=clean[:300],
+                    path=path,
+                    line=line,
+                    repo=repo,
+                    section=section or None,
+                )
+                continue
             self.statement(
                 kind="restriction",
                 category=category,
