@@ -239,3 +239,76 @@ def test_whether_a_restriction_still_holds(sentence: str, holds: bool) -> None:
 
     ((_category, term),) = restriction_terms(sentence)
     assert no_longer_holds(sentence, term) is not holds
+
+
+# --------------------------------------------------------------------------- 2 riders
+
+
+APACHE_CARD = "---\nlicense: apache-2.0\n---\n# Rider-7B\n\nLicensed under Apache 2.0.\n\n{rider}\n"
+
+
+@pytest.mark.parametrize(
+    ("rider", "category"),
+    [
+        ("Unlike the base model, this model is for research purposes only.", "research_only"),
+        ("No commercial use.", "non_commercial"),
+        ("本モデルは研究目的でのみ利用可能です", "research_only"),
+        ("非営利目的に限り利用できます", "non_commercial"),
+    ],
+)
+def test_riders_on_this_model_contradict_apache(tmp_path, rider: str, category: str) -> None:
+    report = audit_json(repo(tmp_path, APACHE_CARD.format(rider=rider), {"LICENSE": APACHE}))
+    assert lic_rows(report) == {("LIC020", "error", "README.md", 8)}
+    (item,) = [s for s in report["facts"]["license"]["statements"] if s["kind"] == "restriction"]
+    assert (item["category"], item["about"]) == (category, "model")
+
+
+def test_a_contrast_clause_about_another_model_is_not_charged_to_this_one(tmp_path) -> None:
+    rider = (
+        "Unlike Llama 2, whose licence prohibits use by products with more than 700 million "
+        "monthly active users, this model has no such limit."
+    )
+    report = audit_json(repo(tmp_path, APACHE_CARD.format(rider=rider), {"LICENSE": APACHE}))
+    assert report["facts"]["license"]["additional_terms"] == []
+    assert lic_rows(report) == set()
+
+
+def test_the_base_models_rider_stays_the_bases(tmp_path) -> None:
+    rider = "The base model is for research purposes only."
+    report = audit_json(repo(tmp_path, APACHE_CARD.format(rider=rider), {"LICENSE": APACHE}))
+    assert lic_rows(report) == set()
+
+
+def test_a_card_putting_the_model_under_another_licence_by_title_is_lic006(tmp_path) -> None:
+    card = (
+        "---\nlicense: apache-2.0\n---\n# Rider-ZH-7B\n本模型采用 Apache 2.0 许可证。\n\n"
+        "使用本模型需遵守《Rider模型社区许可协议》，商业用途须获得书面授权。\n"
+    )
+    report = audit_json(repo(tmp_path, card, {"LICENSE": APACHE}))
+    assert lic_rows(report) == {
+        ("LIC006", "error", "README.md", 7),
+        ("LIC020", "error", "README.md", 7),
+    }
+    lic006 = next(f for f in report["findings"] if f["rule_id"] == "LIC006")
+    assert "《Rider模型社区许可协议》" in lic006["message"]
+    (prose,) = report["facts"]["license"]["prose"]
+    assert (prose["licence"], prose["name"], prose["about"]) == (
+        None,
+        "《Rider模型社区许可协议》",
+        "model",
+    )
+
+
+@pytest.mark.parametrize(
+    ("clause", "titles"),
+    [
+        ("使用本模型需遵守《XX模型社区许可协议》", ["《XX模型社区许可协议》"]),
+        ("Use of this model is governed by the Acme Model License.", ["Acme Model License"]),
+        ("See 《使用手册》 for details.", []),  # a title, but no governing verb
+        ("请遵守《使用手册》。", []),  # a governing verb, but not a licence's title
+    ],
+)
+def test_governing_titles(clause: str, titles: list[str]) -> None:
+    from cardaudit.extract.licence_reading import governing_titles
+
+    assert [title for _offset, title in governing_titles(clause)] == titles

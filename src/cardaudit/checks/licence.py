@@ -150,10 +150,12 @@ def prose_agrees_with_declared(evidence: Evidence, facts: Facts, rule: Rule) -> 
         raise NotApplicable("no declared licence or no licence sentence in the card")
     code_licence = (facts.license.code_repo or {}).get("identified")
     for statement in facts.license.prose:
-        said = statement["licence"]
+        said = statement.get("licence") or statement.get("name")
         about = statement.get("about")
-        if about in ("code", "data") or any(same_licence(said, d) for d in declared):
+        if not said or about in ("code", "data"):
             continue  # "Code: MIT", "the dataset is CC BY": not the weights' licence
+        if statement.get("licence") and any(same_licence(said, d) for d in declared):
+            continue
         if (
             code_licence
             and same_licence(said, code_licence)
@@ -161,6 +163,16 @@ def prose_agrees_with_declared(evidence: Evidence, facts: Facts, rule: Rule) -> 
         ):
             continue  # "the code is released under MIT": about the code repo, not the weights
         location = Location(statement["path"], statement["line"])
+        if not statement.get("licence"):  # "使用本模型需遵守《XX模型社区许可协议》"
+            yield Hit(
+                f"the card puts the model under {said}, a licence other than the one its front "
+                f"matter declares (`license: {facts.license.declared}`): which terms govern "
+                "the weights is ambiguous",
+                location,
+                statement["text"],
+                severity="error" if about == "model" else None,
+            )
+            continue
         if about == "model":  # the sentence names the weights: the front matter misstates them
             yield Hit(
                 f"the card gives the model weights {said}, but its front matter declares "

@@ -8,7 +8,7 @@ from typing import Any
 
 from cardaudit.extract.licence_diff import compare_file
 from cardaudit.extract.licence_id import identify_text
-from cardaudit.extract.licence_reading import subject_of
+from cardaudit.extract.licence_reading import governing_titles, own_clause, subject_of
 from cardaudit.extract.licence_table import licence_table, normalise_spdx
 from cardaudit.extract.reuse import reuse_facts, reuse_licence_files
 from cardaudit.model import Card, Evidence, LicenceFacts, LicenceMatch, RepoSnapshot
@@ -223,26 +223,57 @@ def _statement_matches(body: str) -> list[tuple[int, int, str, str | None]]:
     ]
 
 
+def _governed(body: str) -> list[tuple[int, int, str | None, str | None, str]]:
+    """(start, end, licence id or None, about, title) of each clause that puts the model
+    under a licence by its title ("使用本模型需遵守《XX模型社区许可协议》")."""
+    found = []
+    for start, end in _clauses(body):
+        clause = body[start:end]
+        for offset, title in governing_titles(clause):
+            about = subject_of(clause[:offset])
+            if about in ("code", "data"):
+                continue
+            inner = title.strip("《》「」『』")
+            found.append(
+                (start + offset, start + offset + len(title), licence_named(inner), about, title)
+            )
+    return found
+
+
+def _clauses(body: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause of the body that holds a licence title: a cheap scan."""
+    spans = []
+    for match in re.finditer(r"[《「『]|\b(?:License|Licence|Agreement)\b", body):
+        start = _clause_start(body, match.start())
+        end_match = CLAUSE_END.search(body, match.end())
+        end = end_match.start() if end_match else len(body)
+        if not spans or start >= spans[-1][1]:
+            spans.append((start, end))
+    return spans
+
+
 def prose_statements(card: Card | None) -> tuple[dict[str, Any], ...]:
-    """Each licence statement in the card body that names a licence the table knows, with
-    its line and, when its clause names it, what it is for (``about``: model, code, data)."""
+    """Each licence statement in the card body — one that names a licence the table knows,
+    or puts the model under a licence by its title — with its line and, when its clause
+    names it, what it is for (``about``: model, code, data)."""
     if card is None or not card.body:
         return ()
-    raw = card.raw
-    body_offset = max(raw.find(card.body), 0)
+    body = card.body
+    body_offset = max(card.raw.find(body), 0)
+    statements = [(s, e, lic, about, None) for s, e, lic, about in _statement_matches(body)]
+    for item in _governed(body):
+        if not any(item[0] < e and item[1] > s for s, e, *_ in statements):
+            statements.append(item)
     found = []
-    for start, end, licence, about in _statement_matches(card.body):
+    for start, end, licence, about, title in sorted(statements, key=lambda s: s[0]):
         line = card.file.line_at(body_offset + start)
-        sentence_start = max(card.body.rfind(".", 0, start), card.body.rfind("\n\n", 0, start))
-        sentence = card.body[sentence_start + 1 : end]
-        if UPSTREAM.search(sentence):
+        sentence_start = max(body.rfind(".", 0, start), body.rfind("\n\n", 0, start))
+        if UPSTREAM.search(own_clause(body[sentence_start + 1 : end])):
             continue  # "the upstream model is licensed under …": about the base, not this model
-        item = {
-            "path": card.path,
-            "line": line,
-            "text": card.file.excerpt(line),
-            "licence": licence,
-        }
+        item: dict[str, Any] = {"path": card.path, "line": line, "text": card.file.excerpt(line)}
+        item["licence"] = licence
+        if licence is None:
+            item["name"] = title
         if about is not None:
             item["about"] = about
         found.append(item)

@@ -70,6 +70,11 @@ class StatementTable:
     project_objects: Terms
     data_objects: Terms
     upstream: Terms
+    governing_verbs: Terms
+    licence_nouns: Terms
+    contrast_leads: Terms
+    contrast_tails: Terms
+    relative_words: Terms
     lifted: Terms
     restriction_nouns: Terms
     lifted_window: int
@@ -131,6 +136,11 @@ def statement_table() -> StatementTable:
         project_objects=Terms.of(data.get("project_objects")),
         data_objects=Terms.of(data.get("data_objects")),
         upstream=Terms.of(data.get("upstream_words")),
+        governing_verbs=Terms.of(data.get("governing_verbs")),
+        licence_nouns=Terms.of(data.get("licence_nouns")),
+        contrast_leads=Terms.of(data.get("contrast_leads")),
+        contrast_tails=Terms.of(data.get("contrast_tails")),
+        relative_words=Terms.of(data.get("relative_words")),
         lifted=Terms.of(data.get("lifted_markers")),
         restriction_nouns=Terms.of(data.get("restriction_nouns")),
         lifted_window=int(data.get("lifted_window", 6)),
@@ -265,6 +275,59 @@ def no_longer_holds(sentence: str, term: str) -> bool:
     if table.earlier_versions.find(before):
         return True
     return bool(table.version_tag.search(before) and table.past_tense.find(before))
+
+
+BRACKETED_TITLE = re.compile(r"[《「『](?P<title>[^《》「」『』\n]{2,80})[》」』]")
+CAPITALISED_TITLE = re.compile(
+    r"(?<![\w.+-])(?:the\s+)?(?P<title>(?:[A-Z][\w.+-]*+\s++){1,6}(?:License|Licence|Agreement)"
+    r"(?:\s+Agreement)?)"
+)
+
+
+def governing_titles(clause: str) -> list[tuple[int, str]]:
+    """(offset, title) of each licence a clause puts its subject under by title, after a
+    governing verb: "需遵守《XX模型社区许可协议》", "is governed by the Acme Model License"."""
+    table = statement_table()
+    verbs = table.governing_verbs.find(clause)
+    if not verbs:
+        return []
+    found = []
+    for pattern in (BRACKETED_TITLE, CAPITALISED_TITLE):
+        for match in pattern.finditer(clause, verbs[0].end()):
+            title = match.group("title").strip()
+            if table.licence_nouns.find(title):
+                bracketed = pattern is BRACKETED_TITLE
+                found.append(
+                    (match.start(), match.group(0)) if bracketed else (match.start("title"), title)
+                )
+    return found
+
+
+COMMA = re.compile(r"[,，、]\s*")
+
+
+def own_clause(sentence: str) -> str:
+    """The part of a sentence about the audited model: without a leading clause that
+    contrasts another model ("Unlike the base model, this model is for research purposes
+    only" → "this model is for research purposes only"); the whole sentence otherwise."""
+    table = statement_table()
+    lead = next(iter(table.contrast_leads.find(sentence[:40])), None)
+    if lead is not None and sentence[: lead.start()].strip(" -*_>\t"):
+        lead = None  # the contrast word must open the sentence
+    cuts = list(COMMA.finditer(sentence))
+    if lead is None:
+        if not cuts:
+            return sentence
+        first = sentence[: cuts[0].start()].rstrip()
+        if not any(first.endswith(m.group(0)) for m in table.contrast_tails.find(first)):
+            return sentence
+    for cut in cuts:
+        rest = sentence[cut.end() :]
+        opens_relative = next(iter(table.relative_words.find(rest[:12])), None)
+        if opens_relative is not None and opens_relative.start() == 0:
+            continue  # "…, whose licence prohibits …, this model": still the contrast
+        return rest
+    return sentence
 
 
 def is_upstream(sentence: str) -> bool:

@@ -21,6 +21,7 @@ from cardaudit.extract.licence_reading import (
     about,
     is_upstream,
     no_longer_holds,
+    own_clause,
     restriction_terms,
     split_sentences,
     statement_table,
@@ -82,10 +83,11 @@ class _Collector:
         if not table.may_hold_a_term(text):
             return  # nothing any reading looks for (most sentences)
         clean = re.sub(r"\s+", " ", text).strip()
-        if not clean or is_upstream(clean):
+        own = own_clause(clean)  # "Unlike the base model, this model …": about this one
+        if not own or is_upstream(own):
             return
-        for category, term in restriction_terms(clean):
-            if no_longer_holds(clean, term):
+        for category, term in restriction_terms(own):
+            if no_longer_holds(own, term):
                 self.statement(
                     kind="restriction",
                     category=category,
@@ -102,7 +104,7 @@ class _Collector:
                 kind="restriction",
                 category=category,
                 term=term,
-                about=about(clean, repo),
+                about=about(own, repo),
                 text=clean[:300],
                 path=path,
                 line=line,
@@ -110,13 +112,13 @@ class _Collector:
                 section=section or None,
             )
             self.term(category, clean, path, line, repo)
-        if table.aup.find(clean):
+        if table.aup.find(own):
             self.term("aup", clean, path, line, repo)
-        if table.mau.find(clean) and table.mau_numbers.search(clean):
+        if table.mau.find(own) and table.mau_numbers.search(own):
             self.term("mau", clean, path, line, repo)
-        for match in table.territory.find(clean):
+        for match in table.territory.find(own):
             if table.territory_markers.near(
-                clean, match.start(), match.end(), table.territory_window
+                own, match.start(), match.end(), table.territory_window
             ):
                 self.term("territory", clean, path, line, repo)
                 break
