@@ -277,9 +277,12 @@ def no_longer_holds(sentence: str, term: str) -> bool:
     return bool(table.version_tag.search(before) and table.past_tense.find(before))
 
 
+#: A Markdown link, read as its text (padded to keep offsets).
+MARKDOWN_LINK = re.compile(r"\[([^\[\]\n]*+)\]\([^()\s]*+\)")
 BRACKETED_TITLE = re.compile(r"[《「『](?P<title>[^《》「」『』\n]{2,80})[》」』]")
 CAPITALISED_TITLE = re.compile(
-    r"(?<![\w.+-])(?:the\s+)?(?P<title>(?:[A-Z][\w.+-]*+\s++){1,6}(?:License|Licence|Agreement)"
+    r"(?<![\w.+-])(?:the\s+)?(?P<title>[A-Z][\w.+-]*+\s++(?:[A-Z0-9][\w.+-]*+\s++){0,5}"
+    r"(?:License|Licence|Agreement)"
     r"(?:\s+Agreement)?)"
 )
 
@@ -288,6 +291,7 @@ def governing_titles(clause: str) -> list[tuple[int, str]]:
     """(offset, title) of each licence a clause puts its subject under by title, after a
     governing verb: "需遵守《XX模型社区许可协议》", "is governed by the Acme Model License"."""
     table = statement_table()
+    clause = MARKDOWN_LINK.sub(lambda m: m.group(1).ljust(len(m.group(0))), clause)
     verbs = table.governing_verbs.find(clause)
     if not verbs:
         return []
@@ -348,8 +352,16 @@ def subject_of(clause: str) -> str | None:
     ):
         first = next(iter(terms.find(clause)), None)
         if first is not None:
-            named.append((first.start(), -len(first.group(0)), kind))
-    return min(named)[2] if named else None
+            named.append((first.start(), first.end(), kind))
+    if not named:
+        return None
+    named.sort(key=lambda n: (n[0], -n[1]))
+    subject = named[0]
+    for other in named[1:]:  # "This code repository and the model weights": both
+        gap = clause[subject[1] : other[0]]
+        if len(gap.split()) <= 3 and table.coordinators.find(gap) and other[2] == "model":
+            return "model"
+    return subject[2]
 
 
 def file_governs(path: str) -> str | None:
