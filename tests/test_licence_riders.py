@@ -312,3 +312,24 @@ def test_governing_titles(clause: str, titles: list[str]) -> None:
     from cardaudit.extract.licence_reading import governing_titles
 
     assert [title for _offset, title in governing_titles(clause)] == titles
+
+
+def test_a_title_naming_the_declared_licence_without_its_version_agrees(tmp_path) -> None:
+    card = (
+        "---\nlicense: cc-by-nc-4.0\n---\n# Command-7B\n\n"
+        "This model is governed by a [CC-BY-NC](https://example.org/cc-by-nc) License with an "
+        "acceptable use addendum.\n"
+    )
+    report = audit_json(repo(tmp_path, card))
+    (prose,) = report["facts"]["license"]["prose"]
+    assert prose["name"] == "CC-BY-NC License"  # the link's text, read as one title
+    assert not {r for r in lic_rows(report) if r[0] == "LIC006"}
+
+
+def test_a_coordinated_subject_naming_the_weights_is_about_the_model(tmp_path) -> None:
+    card = (
+        "---\nlicense: llama3.1\n---\n# Distill-8B\n\n"
+        "This code repository and the model weights are licensed under the MIT License.\n"
+    )
+    report = audit_json(repo(tmp_path, card))
+    assert ("LIC006", "error", "README.md", 6) in lic_rows(report)

@@ -9,6 +9,7 @@ from cardaudit.checks.base_inputs import checked_or_missing, require_bases
 from cardaudit.checks.code_repo_name import code_repo_label
 from cardaudit.checks.registry import NotApplicable, check
 from cardaudit.extract.code_licence import readme_licence_statements
+from cardaudit.extract.licence import names_without_version
 from cardaudit.extract.licence_reading import file_governs
 from cardaudit.extract.licence_table import expression_ids, lookup, normalise_spdx, same_licence
 from cardaudit.model import Evidence, Facts, Hit, Location
@@ -156,6 +157,8 @@ def prose_agrees_with_declared(evidence: Evidence, facts: Facts, rule: Rule) -> 
             continue  # "Code: MIT", "the dataset is CC BY": not the weights' licence
         if statement.get("licence") and any(same_licence(said, d) for d in declared):
             continue
+        if not statement.get("licence") and any(names_without_version(said, d) for d in declared):
+            continue  # "governed by a CC-BY-NC License" under cc-by-nc-4.0
         if (
             code_licence
             and same_licence(said, code_licence)

@@ -252,6 +252,15 @@ def _clauses(body: str) -> list[tuple[int, int]]:
     return spans
 
 
+def names_without_version(phrase: str, hub_id: str) -> bool:
+    """Whether a licence title names the licence ``hub_id`` without its version ("a
+    CC-BY-NC License" for cc-by-nc-4.0): the title's name is the start of one of its names."""
+    text = _normal(phrase)
+    info = licence_table().get(hub_id)
+    names = (hub_id, *((info.spdx or "", info.name) if info is not None else ()))
+    return len(text) >= 4 and any(_normal(name).startswith(text) for name in names if name)
+
+
 def prose_statements(card: Card | None) -> tuple[dict[str, Any], ...]:
     """Each licence statement in the card body — one that names a licence the table knows,
     or puts the model under a licence by its title — with its line and, when its clause

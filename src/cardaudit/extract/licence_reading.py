@@ -301,9 +301,10 @@ def governing_titles(clause: str) -> list[tuple[int, str]]:
             title = match.group("title").strip()
             if table.licence_nouns.find(title):
                 bracketed = pattern is BRACKETED_TITLE
-                found.append(
+                start, text = (
                     (match.start(), match.group(0)) if bracketed else (match.start("title"), title)
                 )
+                found.append((start, " ".join(text.split())))  # a link's padding collapsed
     return found
 
 
