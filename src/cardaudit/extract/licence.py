@@ -4,6 +4,7 @@ repo and the base model use."""
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from cardaudit.extract.licence_diff import compare_file
@@ -171,6 +172,7 @@ LABELLED = re.compile(
     r"[ \t]*+(?=[.;,]?(?:\s|$))",
     re.MULTILINE,
 )
+COLON_LINE = re.compile(r"^[^\n:：]*+[:：][^\n]*+", re.MULTILINE)
 #: "The training code is Apache 2.0", "the weights are CC-BY-NC-4.0".
 COPULA = re.compile(
     r"\b(?:is|are)[ \t]++(?:(?:also|all|both)[ \t]++)?(?P<name>(?:[^\n.;:,()]|\.(?=\d)){2,40}?)"
@@ -190,8 +192,12 @@ def _clause_start(body: str, at: int) -> int:
 def _named_exactly(phrase: str) -> str | None:
     """The Hub id when the phrase is a licence name and nothing more ("Apache 2.0",
     "CC-BY-NC-4.0"): a label or a copula names a licence only so."""
-    text = _normal(phrase)
-    return next((hub_id for key, hub_id in _name_keys() if text == key), None)
+    return _exact_keys().get(_normal(phrase))
+
+
+@cache
+def _exact_keys() -> dict[str, str]:
+    return dict(reversed(_name_keys()))  # the first (longest-first) entry of a key wins
 
 
 def _statement_matches(body: str) -> list[tuple[int, int, str, str | None]]:
@@ -206,16 +212,25 @@ def _statement_matches(body: str) -> list[tuple[int, int, str, str | None]]:
             found.append(
                 (match.start(), match.end(), licence, subject_of(body[start : match.start()]))
             )
-    for match in LABELLED.finditer(body):
+    labelled = (
+        match
+        for line in COLON_LINE.finditer(body)  # the label pattern only where a colon is
+        for match in LABELLED.finditer(body, line.start(), line.end())
+    )
+    for match in labelled:
         licence = _named_exactly(match.group("name"))
+        if licence is None:
+            continue
         about = subject_of(match.group("object"))
-        if licence is not None and about in ("model", "code"):
+        if about in ("model", "code"):
             found.append((match.start("object"), match.end(), licence, about))
     for match in COPULA.finditer(body):
         licence = _named_exactly(match.group("name"))
+        if licence is None:
+            continue
         start = _clause_start(body, match.start())
         about = subject_of(body[start : match.start()])
-        if licence is not None and about in ("model", "code"):
+        if about in ("model", "code"):
             found.append((start, match.end(), licence, about))
     found.sort()
     return [
@@ -242,8 +257,10 @@ def _governed(body: str) -> list[tuple[int, int, str | None, str | None, str]]:
 
 def _clauses(body: str) -> list[tuple[int, int]]:
     """(start, end) of each clause of the body that holds a licence title: a cheap scan."""
-    spans = []
+    spans: list[tuple[int, int]] = []
     for match in re.finditer(r"[《「『]|\b(?:License|Licence|Agreement)\b", body):
+        if spans and match.start() < spans[-1][1]:
+            continue  # in the clause already taken: each clause is scanned once
         start = _clause_start(body, match.start())
         end_match = CLAUSE_END.search(body, match.end())
         end = end_match.start() if end_match else len(body)
