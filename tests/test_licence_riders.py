@@ -333,3 +333,16 @@ def test_a_coordinated_subject_naming_the_weights_is_about_the_model(tmp_path) -
     )
     report = audit_json(repo(tmp_path, card))
     assert ("LIC006", "error", "README.md", 6) in lic_rows(report)
+
+
+def test_a_datasets_restriction_is_no_obligation_of_the_models_users(tmp_path) -> None:
+    card = (
+        "---\nlicense: mit\n---\n# MedQA\n\n"
+        "The training dataset is licensed CC BY-NC 4.0; the dataset itself may not be used for "
+        "commercial purposes. The model weights are MIT.\n"
+    )
+    licence = audit_json(repo(tmp_path, card))["facts"]["license"]
+    (item,) = [s for s in licence["statements"] if s["kind"] == "restriction"]
+    assert (item["category"], item["about"]) == ("non_commercial", "data")
+    assert "non_commercial" not in {o["duty"] for o in licence["obligations"]}
+    assert ("mit", "model") in {(p["licence"], p.get("about")) for p in licence["prose"]}

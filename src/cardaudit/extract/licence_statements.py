@@ -100,18 +100,20 @@ class _Collector:
                     section=section or None,
                 )
                 continue
+            governs = about(own, repo)
             self.statement(
                 kind="restriction",
                 category=category,
                 term=term,
-                about=about(own, repo),
+                about=governs,
                 text=clean[:300],
                 path=path,
                 line=line,
                 repo=repo,
                 section=section or None,
             )
-            self.term(category, clean, path, line, repo)
+            if governs != "data":  # the dataset's terms bind its users, not the model's
+                self.term(category, clean, path, line, repo)
         if table.aup.find(own):
             self.term("aup", clean, path, line, repo)
         if table.mau.find(own) and table.mau_numbers.search(own):
