@@ -9,6 +9,8 @@ from cardaudit.checks.base_inputs import checked_or_missing, require_bases
 from cardaudit.checks.code_repo_name import code_repo_label
 from cardaudit.checks.registry import NotApplicable, check
 from cardaudit.extract.code_licence import readme_licence_statements
+from cardaudit.extract.licence import names_without_version
+from cardaudit.extract.licence_reading import file_governs
 from cardaudit.extract.licence_table import expression_ids, lookup, normalise_spdx, same_licence
 from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule
@@ -107,6 +109,10 @@ def shipped_text_matches_declared(evidence: Evidence, facts: Facts, rule: Rule) 
     identified = [m for m in facts.license.files if m.identified]
     if not identified:
         raise NotApplicable("no identified licence file")
+    # LICENSE-CODE, code/LICENSE: the code's licence, not the weights' (LIC006 reads the card)
+    identified = [m for m in identified if file_governs(m.path) != "code"]
+    if not identified:
+        raise NotApplicable("the only identified licence files are named for the code")
     for match in identified:
         if any(same_licence(match.identified, d) for d in declared):
             continue
@@ -145,19 +151,45 @@ def prose_agrees_with_declared(evidence: Evidence, facts: Facts, rule: Rule) -> 
         raise NotApplicable("no declared licence or no licence sentence in the card")
     code_licence = (facts.license.code_repo or {}).get("identified")
     for statement in facts.license.prose:
-        said = statement["licence"]
-        if any(same_licence(said, d) for d in declared):
+        said = statement.get("licence") or statement.get("name")
+        about = statement.get("about")
+        if not said or about in ("code", "data"):
+            continue  # "Code: MIT", "the dataset is CC BY": not the weights' licence
+        if statement.get("licence") and any(same_licence(said, d) for d in declared):
             continue
+        if not statement.get("licence") and any(names_without_version(said, d) for d in declared):
+            continue  # "governed by a CC-BY-NC License" under cc-by-nc-4.0
         if (
             code_licence
             and same_licence(said, code_licence)
             and re.search(r"\bcode\b", statement["text"], re.IGNORECASE)
         ):
             continue  # "the code is released under MIT": about the code repo, not the weights
+        location = Location(statement["path"], statement["line"])
+        if not statement.get("licence"):  # "使用本模型需遵守《XX模型社区许可协议》"
+            yield Hit(
+                f"the card puts the model under {said}, a licence other than the one its front "
+                f"matter declares (`license: {facts.license.declared}`): which terms govern "
+                "the weights is ambiguous",
+                location,
+                statement["text"],
+                severity="error" if about == "model" else None,
+            )
+            continue
+        if about == "model":  # the sentence names the weights: the front matter misstates them
+            yield Hit(
+                f"the card gives the model weights {said}, but its front matter declares "
+                f"`license: {facts.license.declared}`: the Hub shows and filters by a licence "
+                "the weights do not have",
+                location,
+                statement["text"],
+                severity="error",
+            )
+            continue
         yield Hit(
             f"the card says the model is under {said}, but its front matter declares "
             f"`license: {facts.license.declared}`",
-            Location(statement["path"], statement["line"]),
+            location,
             statement["text"],
         )
 

@@ -7,16 +7,17 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from cardaudit.checks.registry import NotApplicable, check
+from cardaudit.extract.licence_reading import agreeing_families
 from cardaudit.extract.licence_table import LicenceInfo, expression_ids, lookup, same_licence
 from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule
 
-#: Families whose licences do not grant commercial use (a restriction agrees with them).
-NON_COMMERCIAL = frozenset({"non-commercial"})
 CATEGORY_WORDS = {
     "research_only": "to research use",
     "non_commercial": "to non-commercial use",
     "commercial_permission": "to non-commercial use unless the licensor permits commercial use",
+    "field_of_use": "by barring a field of use ({terms})",
+    "no_redistribution": "by forbidding its redistribution",
 }
 
 
@@ -44,8 +45,12 @@ def restriction_contradicts_licence(evidence: Evidence, facts: Facts, rule: Rule
     ]
     if not declared or not restrictions:
         raise NotApplicable("no declared licence, or no restriction stated about the model")
-    if any(i.family in NON_COMMERCIAL for i in declared):
-        return  # a non-commercial licence is declared: the restriction agrees with it
+    families = {i.family for i in declared}
+    # a restriction the declared licence carries itself agrees with it (non-commercial use
+    # under a non-commercial licence, a banned field of use under a use-restricted one)
+    restrictions = [r for r in restrictions if not agreeing_families(r["category"]) & families]
+    if not restrictions:
+        return
     licence = ", ".join(i.name for i in declared)
     places: list[Mapping[str, Any]] = []  # one finding: the rider, every place it is stated
     for item in restrictions:
@@ -59,7 +64,7 @@ def restriction_contradicts_licence(evidence: Evidence, facts: Facts, rule: Rule
         where = f"the licence file {first['path']}"
     if str(first.get("section", "")).startswith("front matter"):
         where = "the gating form"
-    what = " and ".join(CATEGORY_WORDS.get(c, c) for c in categories)
+    what = " and ".join(_category_words(c, restrictions) for c in categories)
     yield Hit(
         f"{where} restricts the model {what}, but the declared licence "
         f"`{facts.license.declared}` ({licence}) grants it without that restriction"
@@ -67,6 +72,13 @@ def restriction_contradicts_licence(evidence: Evidence, facts: Facts, rule: Rule
         _location(first),
         first["text"][:200],
     )
+
+
+def _category_words(category: str, restrictions: list[Mapping[str, Any]]) -> str:
+    terms = dict.fromkeys(
+        str(r["term"]).lower() for r in restrictions if r["category"] == category and r.get("term")
+    )
+    return CATEGORY_WORDS.get(category, category).format(terms=", ".join(terms))
 
 
 @check("LIC021")

@@ -4,10 +4,12 @@ repo and the base model use."""
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from cardaudit.extract.licence_diff import compare_file
 from cardaudit.extract.licence_id import identify_text
+from cardaudit.extract.licence_reading import governing_titles, own_clause, subject_of
 from cardaudit.extract.licence_table import licence_table, normalise_spdx
 from cardaudit.extract.reuse import reuse_facts, reuse_licence_files
 from cardaudit.model import Card, Evidence, LicenceFacts, LicenceMatch, RepoSnapshot
@@ -163,33 +165,144 @@ def licence_named(phrase: str) -> str | None:
     return None
 
 
-def prose_statements(card: Card | None) -> tuple[dict[str, Any], ...]:
-    """Each "released / licensed under <licence>" sentence in the card body that names a
-    licence the table knows, with its line."""
-    if card is None or not card.body:
-        return ()
-    raw = card.raw
-    body_offset = max(raw.find(card.body), 0)
-    found = []
-    for match in PROSE.finditer(card.body):
+#: "Code: MIT", "- **Weights**: CC BY-NC 4.0" (a label naming what the licence is for).
+LABELLED = re.compile(
+    r"(?:^|(?<=[.;\n]))[ \t]*+(?:[-*+][ \t]++)?(?:\*\*|__)?(?P<object>[\w][\w \t-]{0,30}?)"
+    r"(?:\*\*|__)?[ \t]*+[:：][ \t]*+(?:\*\*|__)?(?P<name>[^\n;:,()*]{2,40}?)(?:\*\*|__)?"
+    r"[ \t]*+(?=[.;,]?(?:\s|$))",
+    re.MULTILINE,
+)
+COLON_LINE = re.compile(r"^[^\n:：]*+[:：][^\n]*+", re.MULTILINE)
+#: "The training code is Apache 2.0", "the weights are CC-BY-NC-4.0".
+COPULA = re.compile(
+    r"\b(?:is|are)[ \t]++(?:(?:also|all|both)[ \t]++)?(?P<name>(?:[^\n.;:,()]|\.(?=\d)){2,40}?)"
+    r"[ \t]*+(?=[;,]|\.(?:\s|$)|$)",
+    re.MULTILINE,
+)
+CLAUSE_END = re.compile(r"[.;。；]\s|\n\s*\n|[;；]")
+
+
+def _clause_start(body: str, at: int) -> int:
+    """Where the clause holding ``at`` begins (after a sentence end, a semicolon or a blank
+    line): its subject says what the licence named in it is for."""
+    ends = [m.end() for m in CLAUSE_END.finditer(body, max(0, at - 400), at)]
+    return ends[-1] if ends else max(0, at - 400)
+
+
+def _named_exactly(phrase: str) -> str | None:
+    """The Hub id when the phrase is a licence name and nothing more ("Apache 2.0",
+    "CC-BY-NC-4.0"): a label or a copula names a licence only so."""
+    return _exact_keys().get(_normal(phrase))
+
+
+@cache
+def _exact_keys() -> dict[str, str]:
+    return dict(reversed(_name_keys()))  # the first (longest-first) entry of a key wins
+
+
+def _statement_matches(body: str) -> list[tuple[int, int, str, str | None]]:
+    """(start, end, licence, what the clause governs) of every licence statement: "released
+    / licensed under X", "Code: X", "the weights are X" (the last two name what they are for,
+    and only count when they do)."""
+    found: list[tuple[int, int, str, str | None]] = []
+    for match in PROSE.finditer(body):
         licence = licence_named(match.group("name"))
+        if licence is not None:
+            start = _clause_start(body, match.start())
+            found.append(
+                (match.start(), match.end(), licence, subject_of(body[start : match.start()]))
+            )
+    labelled = (
+        match
+        for line in COLON_LINE.finditer(body)  # the label pattern only where a colon is
+        for match in LABELLED.finditer(body, line.start(), line.end())
+    )
+    for match in labelled:
+        licence = _named_exactly(match.group("name"))
         if licence is None:
             continue
-        line = card.file.line_at(body_offset + match.start())
-        sentence_start = max(
-            card.body.rfind(".", 0, match.start()), card.body.rfind("\n\n", 0, match.start())
-        )
-        sentence = card.body[sentence_start + 1 : match.end()]
-        if UPSTREAM.search(sentence):
+        about = subject_of(match.group("object"))
+        if about in ("model", "code"):
+            found.append((match.start("object"), match.end(), licence, about))
+    for match in COPULA.finditer(body):
+        licence = _named_exactly(match.group("name"))
+        if licence is None:
+            continue
+        start = _clause_start(body, match.start())
+        about = subject_of(body[start : match.start()])
+        if about in ("model", "code"):
+            found.append((start, match.end(), licence, about))
+    found.sort()
+    return [
+        f for i, f in enumerate(found) if not any(f[0] < e and f[1] > s for s, e, *_ in found[:i])
+    ]
+
+
+def _governed(body: str) -> list[tuple[int, int, str | None, str | None, str]]:
+    """(start, end, licence id or None, about, title) of each clause that puts the model
+    under a licence by its title ("使用本模型需遵守《XX模型社区许可协议》")."""
+    found = []
+    for start, end in _clauses(body):
+        clause = body[start:end]
+        for offset, title in governing_titles(clause):
+            about = subject_of(clause[:offset])
+            if about in ("code", "data"):
+                continue
+            inner = title.strip("《》「」『』")
+            found.append(
+                (start + offset, start + offset + len(title), licence_named(inner), about, title)
+            )
+    return found
+
+
+def _clauses(body: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause of the body that holds a licence title: a cheap scan."""
+    spans: list[tuple[int, int]] = []
+    for match in re.finditer(r"[《「『]|\b(?:License|Licence|Agreement)\b", body):
+        if spans and match.start() < spans[-1][1]:
+            continue  # in the clause already taken: each clause is scanned once
+        start = _clause_start(body, match.start())
+        end_match = CLAUSE_END.search(body, match.end())
+        end = end_match.start() if end_match else len(body)
+        if not spans or start >= spans[-1][1]:
+            spans.append((start, end))
+    return spans
+
+
+def names_without_version(phrase: str, hub_id: str) -> bool:
+    """Whether a licence title names the licence ``hub_id`` without its version ("a
+    CC-BY-NC License" for cc-by-nc-4.0): the title's name is the start of one of its names."""
+    text = _normal(phrase)
+    info = licence_table().get(hub_id)
+    names = (hub_id, *((info.spdx or "", info.name) if info is not None else ()))
+    return len(text) >= 4 and any(_normal(name).startswith(text) for name in names if name)
+
+
+def prose_statements(card: Card | None) -> tuple[dict[str, Any], ...]:
+    """Each licence statement in the card body — one that names a licence the table knows,
+    or puts the model under a licence by its title — with its line and, when its clause
+    names it, what it is for (``about``: model, code, data)."""
+    if card is None or not card.body:
+        return ()
+    body = card.body
+    body_offset = max(card.raw.find(body), 0)
+    statements = [(s, e, lic, about, None) for s, e, lic, about in _statement_matches(body)]
+    for item in _governed(body):
+        if not any(item[0] < e and item[1] > s for s, e, *_ in statements):
+            statements.append(item)
+    found = []
+    for start, end, licence, about, title in sorted(statements, key=lambda s: s[0]):
+        line = card.file.line_at(body_offset + start)
+        sentence_start = max(body.rfind(".", 0, start), body.rfind("\n\n", 0, start))
+        if UPSTREAM.search(own_clause(body[sentence_start + 1 : end])):
             continue  # "the upstream model is licensed under …": about the base, not this model
-        found.append(
-            {
-                "path": card.path,
-                "line": line,
-                "text": card.file.excerpt(line),
-                "licence": licence,
-            }
-        )
+        item: dict[str, Any] = {"path": card.path, "line": line, "text": card.file.excerpt(line)}
+        item["licence"] = licence
+        if licence is None:
+            item["name"] = title
+        if about is not None:
+            item["about"] = about
+        found.append(item)
     return tuple(found)
 
 

@@ -12,9 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from cardaudit.extract.model_names import CJK as CJK_RANGES
 from cardaudit.rules import load_table
 
-CJK = re.compile(r"[\u3400-\u9fff]")
+#: Chinese, Japanese (kana too: "のみ") and Korean: matched without word boundaries.
+CJK = re.compile(f"[{CJK_RANGES}]")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
 ASCII_WORD = re.compile(r"[a-z0-9]+")
 
@@ -51,6 +53,7 @@ class Restriction:
     window: int
     restrictive: bool
     unless: tuple[str, ...] = ()  # categories that, found in the sentence, state it already
+    agrees_with: tuple[str, ...] = ()  # licence families that carry the restriction themselves
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,17 @@ class StatementTable:
     project_objects: Terms
     data_objects: Terms
     upstream: Terms
+    governing_verbs: Terms
+    licence_nouns: Terms
+    contrast_leads: Terms
+    contrast_tails: Terms
+    relative_words: Terms
+    lifted: Terms
+    restriction_nouns: Terms
+    lifted_window: int
+    earlier_versions: Terms
+    past_tense: Terms
+    version_tag: re.Pattern[str]
     aup: Terms
     mau: Terms
     mau_numbers: re.Pattern[str]
@@ -98,6 +112,7 @@ def statement_table() -> StatementTable:
             window=int(spec.get("window", 6)),
             restrictive=bool(spec.get("restrictive", False)),
             unless=tuple(str(c) for c in spec.get("unless") or ()),
+            agrees_with=tuple(str(f) for f in spec.get("agrees_with") or ()),
         )
         for name, spec in (data.get("restrictions") or {}).items()
     )
@@ -121,6 +136,17 @@ def statement_table() -> StatementTable:
         project_objects=Terms.of(data.get("project_objects")),
         data_objects=Terms.of(data.get("data_objects")),
         upstream=Terms.of(data.get("upstream_words")),
+        governing_verbs=Terms.of(data.get("governing_verbs")),
+        licence_nouns=Terms.of(data.get("licence_nouns")),
+        contrast_leads=Terms.of(data.get("contrast_leads")),
+        contrast_tails=Terms.of(data.get("contrast_tails")),
+        relative_words=Terms.of(data.get("relative_words")),
+        lifted=Terms.of(data.get("lifted_markers")),
+        restriction_nouns=Terms.of(data.get("restriction_nouns")),
+        lifted_window=int(data.get("lifted_window", 6)),
+        earlier_versions=Terms.of(data.get("earlier_versions")),
+        past_tense=Terms.of(data.get("past_tense")),
+        version_tag=re.compile(str(data.get("version_tag") or r"(?!)")),
         aup=Terms.of((data.get("aup") or {}).get("terms")),
         mau=Terms.of((data.get("mau") or {}).get("terms")),
         mau_numbers=re.compile(str((data.get("mau") or {}).get("numbers") or r"\d")),
@@ -152,8 +178,14 @@ def split_sentences(text: str) -> list[tuple[int, str]]:
 
 def restrictions_in(sentence: str) -> list[str]:
     """The restriction categories a sentence states (research_only, non_commercial, …)."""
+    return [category for category, _term in restriction_terms(sentence)]
+
+
+def restriction_terms(sentence: str) -> list[tuple[str, str]]:
+    """(category, the term that states it) of each restriction a sentence states, in table
+    order: ("field_of_use", "military")."""
     table = statement_table()
-    found: list[str] = []
+    found: dict[str, str] = {}
     for spec in table.restrictions:
         if any(category in found for category in spec.unless):
             continue
@@ -163,10 +195,20 @@ def restrictions_in(sentence: str) -> list[str]:
                 continue
             if _coordinated(sentence, term, spec.category):
                 continue
-            if spec.category not in found:
-                found.append(spec.category)
+            found.setdefault(spec.category, term.group(0))
             break
-    return found
+    return list(found.items())
+
+
+def agreeing_families(category: str) -> frozenset[str]:
+    """The licence families that carry a restriction category themselves (a non-commercial
+    licence agrees with "non-commercial use only")."""
+    return frozenset(
+        family
+        for spec in statement_table().restrictions
+        if spec.category == category
+        for family in spec.agrees_with
+    )
 
 
 def _coordinated(sentence: str, term: re.Match[str], category: str) -> bool:
@@ -217,5 +259,117 @@ def about(sentence: str, repo: str) -> str:
     return "model" if repo == "model" else "code"
 
 
+def no_longer_holds(sentence: str, term: str) -> bool:
+    """Whether the restriction stated by ``term`` no longer binds the model: the sentence
+    says it was lifted after stating it ("…; that restriction was lifted in v0.2"), or puts
+    it on an earlier release — an earlier-version subject ("Earlier versions were research
+    only") or a version tag in the past tense ("v0.1 was released for research use only")."""
+    table = statement_table()
+    at = sentence.lower().find(term.lower())
+    if at < 0:
+        return False
+    after, before = sentence[at + len(term) :], sentence[:at]
+    for lift in table.lifted.find(after):
+        if table.restriction_nouns.near(after, lift.start(), lift.end(), table.lifted_window):
+            return True
+    if table.earlier_versions.find(before):
+        return True
+    return bool(table.version_tag.search(before) and table.past_tense.find(before))
+
+
+#: A Markdown link, read as its text (padded to keep offsets).
+MARKDOWN_LINK = re.compile(r"\[([^\[\]\n]*+)\]\([^()\s]*+\)")
+BRACKETED_TITLE = re.compile(r"[《「『](?P<title>[^《》「」『』\n]{2,80})[》」』]")
+CAPITALISED_TITLE = re.compile(
+    r"(?<![\w.+-])(?:the\s+)?(?P<title>[A-Z][\w.+-]*+\s++(?:[A-Z0-9][\w.+-]*+\s++){0,5}"
+    r"(?:License|Licence|Agreement)"
+    r"(?:\s+Agreement)?)"
+)
+
+
+def governing_titles(clause: str) -> list[tuple[int, str]]:
+    """(offset, title) of each licence a clause puts its subject under by title, after a
+    governing verb: "需遵守《XX模型社区许可协议》", "is governed by the Acme Model License"."""
+    table = statement_table()
+    clause = MARKDOWN_LINK.sub(lambda m: m.group(1).ljust(len(m.group(0))), clause)
+    verbs = table.governing_verbs.find(clause)
+    if not verbs:
+        return []
+    found = []
+    for pattern in (BRACKETED_TITLE, CAPITALISED_TITLE):
+        for match in pattern.finditer(clause, verbs[0].end()):
+            title = match.group("title").strip()
+            if table.licence_nouns.find(title):
+                bracketed = pattern is BRACKETED_TITLE
+                start, text = (
+                    (match.start(), match.group(0)) if bracketed else (match.start("title"), title)
+                )
+                found.append((start, " ".join(text.split())))  # a link's padding collapsed
+    return found
+
+
+COMMA = re.compile(r"[,，、]\s*")
+
+
+def own_clause(sentence: str) -> str:
+    """The part of a sentence about the audited model: without a leading clause that
+    contrasts another model ("Unlike the base model, this model is for research purposes
+    only" → "this model is for research purposes only"); the whole sentence otherwise."""
+    table = statement_table()
+    lead = next(iter(table.contrast_leads.find(sentence[:40])), None)
+    if lead is not None and sentence[: lead.start()].strip(" -*_>\t"):
+        lead = None  # the contrast word must open the sentence
+    cuts = list(COMMA.finditer(sentence))
+    if lead is None:
+        if not cuts:
+            return sentence
+        first = sentence[: cuts[0].start()].rstrip()
+        if not any(first.endswith(m.group(0)) for m in table.contrast_tails.find(first)):
+            return sentence
+    for cut in cuts:
+        rest = sentence[cut.end() :]
+        opens_relative = next(iter(table.relative_words.find(rest[:12])), None)
+        if opens_relative is not None and opens_relative.start() == 0:
+            continue  # "…, whose licence prohibits …, this model": still the contrast
+        return rest
+    return sentence
+
+
 def is_upstream(sentence: str) -> bool:
     return bool(statement_table().upstream.find(sentence))
+
+
+def subject_of(clause: str) -> str | None:
+    """What one clause governs by the first object it names — ``model``, ``code``,
+    ``project`` or ``data`` — or None: "The code in this repository is MIT" is about the code
+    (its subject comes first), "the model weights are CC BY-NC 4.0" about the model."""
+    table = statement_table()
+    named = []
+    for kind, terms in (
+        ("model", table.model_objects),
+        ("code", table.code_objects),
+        ("project", table.project_objects),
+        ("data", table.data_objects),
+    ):
+        first = next(iter(terms.find(clause)), None)
+        if first is not None:
+            named.append((first.start(), first.end(), kind))
+    if not named:
+        return None
+    named.sort(key=lambda n: (n[0], -n[1]))
+    subject = named[0]
+    for other in named[1:]:  # "This code repository and the model weights": both
+        gap = clause[subject[1] : other[0]]
+        if len(gap.split()) <= 3 and table.coordinators.find(gap) and other[2] == "model":
+            return "model"
+    return subject[2]
+
+
+def file_governs(path: str) -> str | None:
+    """What a licence file is named for: ``code`` for LICENSE-CODE, LICENSE_code.txt or
+    code/LICENSE, ``model`` for LICENSE-WEIGHTS or LICENSE-MODEL, None for a plain LICENSE."""
+    *folders, name = path.lower().split("/")
+    stem = next((s for s in statement_table().file_stems if name.startswith(s)), "")
+    rest = re.sub(r"\.(?:txt|md|rst)$", "", name[len(stem) :])
+    words = " ".join([*folders, re.sub(r"[-_.]+", " ", rest)]).strip()
+    return subject_of(words) if words else None

@@ -20,7 +20,9 @@ from cardaudit.extract.licence import licence_named
 from cardaudit.extract.licence_reading import (
     about,
     is_upstream,
-    restrictions_in,
+    no_longer_holds,
+    own_clause,
+    restriction_terms,
     split_sentences,
     statement_table,
 )
@@ -81,27 +83,44 @@ class _Collector:
         if not table.may_hold_a_term(text):
             return  # nothing any reading looks for (most sentences)
         clean = re.sub(r"\s+", " ", text).strip()
-        if not clean or is_upstream(clean):
+        own = own_clause(clean)  # "Unlike the base model, this model …": about this one
+        if not own or is_upstream(own):
             return
-        for category in restrictions_in(clean):
+        for category, term in restriction_terms(own):
+            if no_longer_holds(own, term):
+                self.statement(
+                    kind="restriction",
+                    category=category,
+                    term=term,
+                    about="superseded",  # lifted, or an earlier release's: binds nobody now
+                    text=clean[:300],
+                    path=path,
+                    line=line,
+                    repo=repo,
+                    section=section or None,
+                )
+                continue
+            governs = about(own, repo)
             self.statement(
                 kind="restriction",
                 category=category,
-                about=about(clean, repo),
+                term=term,
+                about=governs,
                 text=clean[:300],
                 path=path,
                 line=line,
                 repo=repo,
                 section=section or None,
             )
-            self.term(category, clean, path, line, repo)
-        if table.aup.find(clean):
+            if governs != "data":  # the dataset's terms bind its users, not the model's
+                self.term(category, clean, path, line, repo)
+        if table.aup.find(own):
             self.term("aup", clean, path, line, repo)
-        if table.mau.find(clean) and table.mau_numbers.search(clean):
+        if table.mau.find(own) and table.mau_numbers.search(own):
             self.term("mau", clean, path, line, repo)
-        for match in table.territory.find(clean):
+        for match in table.territory.find(own):
             if table.territory_markers.near(
-                clean, match.start(), match.end(), table.territory_window
+                own, match.start(), match.end(), table.territory_window
             ):
                 self.term("territory", clean, path, line, repo)
                 break
