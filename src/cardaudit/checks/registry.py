@@ -18,6 +18,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "base_licence",
     "licence_modified",
     "attribution",
+    "base_attribution",
     "derivation",
     "code_attribution",
     "waivers",
