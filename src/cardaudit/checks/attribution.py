@@ -6,10 +6,17 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from cardaudit.checks.base_inputs import checked_or_missing, require_bases
+from cardaudit.checks.base_inputs import base_licence_info, checked_or_missing, require_bases
 from cardaudit.checks.registry import NotApplicable, check
 from cardaudit.extract.licence_table import LicenceInfo, expression_ids, lookup, same_licence
-from cardaudit.extract.licensor import basis, duty_context, is_licensor, link_into_repo, repo_org
+from cardaudit.extract.licensor import (
+    basis,
+    duty_context,
+    is_licensor,
+    link_into_repo,
+    owns_base,
+    repo_org,
+)
 from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule
 
@@ -66,6 +73,19 @@ def _link_note(evidence: Evidence, facts: Facts) -> str:
     if not evidence.repo.has(target):
         return f"; the card's `license_link` points to {target} in this repo, which is not there"
     return f"; the card's `license_link` points to {target} in this repo"
+
+
+def owned_base(facts: Facts, base: dict, info: LicenceInfo | None) -> bool:
+    """Whether the publisher owns this base (its own licence's duties do not bind it)."""
+    return owns_base(facts.license.publisher, base.get("name"), info)
+
+
+def owner_reason(facts: Facts, names: Sequence[str]) -> str:
+    publisher = facts.license.publisher or {}
+    return (
+        f"{publisher.get('org')} publishes the base model {', '.join(names)} itself and is its "
+        f"licensor ({basis(publisher)}): a rights holder is not bound by its own public licence"
+    )
 
 
 def texts(evidence: Evidence, paths: Sequence[str]) -> str:
@@ -143,8 +163,10 @@ def _upstream_notices(evidence: Evidence, facts: Facts) -> list[tuple[str, str, 
     licence carries a NOTICE duty."""
     found = []
     for base, base_facts in zip(evidence.base, facts.license.base, strict=False):
-        info = lookup(base_facts.get("declared")) or lookup(base_facts.get("identified"))
+        info = base_licence_info(base_facts)
         if info is None or not info.duty("carry_notice") or info.duty("notice_text"):
+            continue
+        if owned_base(facts, base_facts, info):
             continue
         for path in base_facts.get("notices", ()):
             text = base.repo.text(path)
@@ -159,7 +181,7 @@ def upstream_notice_carried(evidence: Evidence, facts: Facts, rule: Rule) -> Ite
     upstream = list(_upstream_notices(evidence, facts))
     if not upstream and not (facts.license.code_repo and evidence.code is not None):
         require_bases(evidence, what)
-    yield from checked_or_missing(evidence, _notice_hits(evidence, facts, upstream), what)
+    yield from checked_or_missing(evidence, _notice_hits(evidence, facts, upstream), what, facts)
 
 
 def _notice_hits(
@@ -224,7 +246,7 @@ def _duty_infos(evidence: Evidence, facts: Facts, duty: str) -> list[LicenceInfo
     """Licences (declared, or of a base) that put ``duty`` on this repo."""
     infos = [i for i in _declared_infos(facts) if i.duty(duty)]
     for base in facts.license.base:
-        info = lookup(base.get("declared")) or lookup(base.get("identified"))
+        info = base_licence_info(base)
         if info is not None and info.duty(duty) and info not in infos:
             infos.append(info)
     return [i for i in infos if not _is_licensor(evidence, facts, i)]

@@ -1,15 +1,16 @@
 """ATT rules that compare the repo with its base model: use restrictions passed on (ATT006)
-and upstream copyright kept (ATT007)."""
+and upstream copyright kept (ATT007). A base the publisher owns is skipped (its own licence
+does not bind it); a base whose licence is not known leaves the rule not_checked."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
-from cardaudit.checks.attribution import card_location, contains, texts
-from cardaudit.checks.base_inputs import checked_or_missing, require_bases
+from cardaudit.checks.attribution import card_location, contains, owned_base, owner_reason, texts
+from cardaudit.checks.base_inputs import base_licence_info, checked_or_missing, require_bases
 from cardaudit.checks.registry import NotApplicable, check
-from cardaudit.extract.licence_table import lookup, same_licence
+from cardaudit.extract.licence_table import same_licence
 from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule
 
@@ -18,15 +19,23 @@ from cardaudit.rules import Rule
 def use_restrictions_passed_on(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     what = "whether the base licence's use restrictions are passed on"
     require_bases(evidence, what)
-    yield from checked_or_missing(evidence, _restriction_hits(evidence, facts), what)
+    yield from checked_or_missing(evidence, _restriction_hits(evidence, facts), what, facts)
 
 
 def _restriction_hits(evidence: Evidence, facts: Facts) -> Iterator[Hit]:
-    restricted = []
+    restricted, owned = [], []
     for base in facts.license.base:
-        info = lookup(base.get("declared")) or lookup(base.get("identified"))
+        info = base_licence_info(base)
         if info is not None and info.duty("pass_use_restrictions"):
-            restricted.append((base["name"], info))
+            if owned_base(facts, base, info):
+                owned.append(base["name"])
+            else:
+                restricted.append((base["name"], info))
+    if not restricted and owned:
+        raise NotApplicable(
+            owner_reason(facts, owned) + ", so its use restrictions need not bind recipients "
+            "of this model (LIC007 says which licence they get)"
+        )
     if not restricted:
         raise NotApplicable("no base model with use restrictions")
     shipped = {m.identified.lower() for m in facts.license.files if m.identified}
@@ -56,15 +65,17 @@ TEMPLATE = re.compile(r"\[yyyy\]|<year>|\[name of copyright owner\]|<copyright h
 def upstream_copyright_kept(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     what = "whether the base model's copyright notices are kept"
     require_bases(evidence, what)
-    yield from checked_or_missing(evidence, _copyright_hits(evidence, facts), what)
+    yield from checked_or_missing(evidence, _copyright_hits(evidence, facts), what, facts)
 
 
 def _copyright_hits(evidence: Evidence, facts: Facts) -> Iterator[Hit]:
     statements: list[tuple[str, str, str]] = []
     for base, base_facts in zip(evidence.base, facts.license.base, strict=False):
-        info = lookup(base_facts.get("declared")) or lookup(base_facts.get("identified"))
+        info = base_licence_info(base_facts)
         if info is None or not (info.duty("carry_notice") or info.duty("keep_attribution")):
             continue
+        if owned_base(facts, base_facts, info):
+            continue  # its own copyright: keeping it is hygiene, not a duty it owes
         paths = [f["path"] for f in base_facts.get("files", ())]
         if not info.duty("carry_notice"):  # a carried NOTICE is ATT002's business
             paths += list(base_facts.get("notices", ()))

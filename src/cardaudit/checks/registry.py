@@ -14,6 +14,7 @@ CheckFn = Callable[[Evidence, Facts, Rule], Iterable[Hit]]
 CHECK_MODULES: tuple[str, ...] = (
     "sources",
     "licence",
+    "derivative_licence",
     "licence_statements",
     "base_licence",
     "licence_modified",
