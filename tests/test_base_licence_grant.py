@@ -91,6 +91,8 @@ def test_meta_relicensing_its_own_llama_base_is_an_info_not_a_breach(tmp_path) -
     att006 = _outcomes(report)["ATT006"]
     assert att006["outcome"] == "not_applicable"
     assert "rights holder" in att006["note"]
+    sources = {o["source"] for o in report["facts"]["license"]["obligations"]}
+    assert not any(s.startswith("base model") for s in sources)  # llama3.1 does not pass on
 
 
 def test_google_relicensing_its_own_gemma_base_as_apache(tmp_path) -> None:
@@ -191,6 +193,9 @@ def test_a_base_without_any_licence_never_passes(tmp_path) -> None:
     assert "all rights are reserved" in lic007["message"]
     outcomes = _outcomes(report)
     assert outcomes["LIC007"]["outcome"] == "fail"
+    obligations = {o["duty"]: o for o in report["facts"]["license"]["obligations"]}
+    assert obligations["base_no_licence"]["binds"] == "redistributor"
+    assert "mystery/Mystery-7B states no licence" in obligations["base_no_licence"]["detail"]
     for rule_id in ("ATT002", "ATT006", "ATT007"):
         assert outcomes[rule_id]["outcome"] == "not_checked", rule_id
         assert "mystery/Mystery-7B declares no licence" in outcomes[rule_id]["reason"]
@@ -210,6 +215,8 @@ def test_the_owner_of_a_base_without_a_licence_may_license_it(tmp_path) -> None:
     assert report["facts"]["license"]["publisher"]["role"] == "licensor"
     assert not any(f["rule_id"] == "LIC007" for f in report["findings"])
     assert _outcomes(report)["LIC007"]["outcome"] == "pass"
+    duties = {o["duty"] for o in report["facts"]["license"]["obligations"]}
+    assert "base_no_licence" not in duties
 
 
 CUSTOM = (
@@ -231,6 +238,8 @@ def test_a_base_licence_no_known_text_matches_grants_no_known_right(tmp_path) ->
     assert "declares `license: other` and its LICENSE matches no known licence" in message
     assert "read the base licence" in message
     assert _outcomes(report)["ATT006"]["outcome"] == "not_checked"
+    obligations = {o["duty"]: o for o in report["facts"]["license"]["obligations"]}
+    assert "(LICENSE) in full" in obligations["read_base_licence"]["detail"]
 
 
 def test_a_base_licence_that_could_not_be_read_is_not_checked(tmp_path) -> None:

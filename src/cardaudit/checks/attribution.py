@@ -6,8 +6,9 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from cardaudit.checks.base_inputs import base_licence_info, checked_or_missing, require_bases
+from cardaudit.checks.base_inputs import checked_or_missing, require_bases
 from cardaudit.checks.registry import NotApplicable, check
+from cardaudit.extract.base_licence_state import base_licence_info
 from cardaudit.extract.licence_table import LicenceInfo, expression_ids, lookup, same_licence
 from cardaudit.extract.licensor import (
     basis,

@@ -8,8 +8,9 @@ import re
 from collections.abc import Iterator
 
 from cardaudit.checks.attribution import card_location, contains, owned_base, owner_reason, texts
-from cardaudit.checks.base_inputs import base_licence_info, checked_or_missing, require_bases
+from cardaudit.checks.base_inputs import checked_or_missing, require_bases
 from cardaudit.checks.registry import NotApplicable, check
+from cardaudit.extract.base_licence_state import base_licence_info
 from cardaudit.extract.licence_table import same_licence
 from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule

@@ -17,27 +17,9 @@ from typing import Any
 
 from cardaudit.checks.registry import NotApplicable, NotChecked
 from cardaudit.extract.base_family import missing_bases
-from cardaudit.extract.licence_table import LicenceInfo, lookup
+from cardaudit.extract.base_licence_state import base_licence_info, base_without_licence
 from cardaudit.extract.licensor import owns_base
 from cardaudit.model import BaseModelRef, Evidence, Facts, Hit, RepoSnapshot
-
-UNKNOWN_IDS = ("other", "unknown")
-
-
-def base_licence_info(base: Mapping[str, Any]) -> LicenceInfo | None:
-    """The licence table entry of a base (facts.license.base item): its declared licence when
-    the table knows it and it is not ``other`` / ``unknown``, else its identified licence file."""
-    declared = lookup(base.get("declared"))
-    if declared is not None and declared.hub_id not in UNKNOWN_IDS:
-        return declared
-    return lookup(base.get("identified"))
-
-
-def base_without_licence(base: Mapping[str, Any]) -> bool:
-    """Whether the base states no licence at all: no (or ``unknown``) ``license:`` and no
-    licence file. No licence grants nothing: all rights are reserved."""
-    declared = str(base.get("declared") or "").strip().lower()
-    return declared in ("", "unknown") and not base.get("files")
 
 
 def unread_licence_files(base: Mapping[str, Any], snapshot: RepoSnapshot | None) -> list[str]:

@@ -7,13 +7,12 @@ from collections.abc import Iterator
 
 from cardaudit.checks.base_inputs import (
     base_licence_gap,
-    base_licence_info,
-    base_without_licence,
     checked_or_missing,
     require_bases,
     unread_licence_files,
 )
 from cardaudit.checks.registry import NotApplicable, check
+from cardaudit.extract.base_licence_state import base_licence_info, base_without_licence
 from cardaudit.extract.licence_table import (
     LicenceInfo,
     expression_alternatives,
