@@ -67,9 +67,10 @@ def test_licence_findings(name: str) -> None:
 def test_a_base_without_licence_leaves_its_duties_not_checked() -> None:
     checks = {c["rule_id"]: c for c in scenario_json("base-without-licence")["checks"]}
     assert checks["LIC007"]["outcome"] == "fail"
-    for rule_id in ("ATT002", "ATT006", "ATT007"):
+    for rule_id in ("ATT002", "ATT003", "ATT004", "ATT005", "ATT006", "ATT007"):
         assert checks[rule_id]["outcome"] == "not_checked", rule_id
         assert "kestrel-lab/Kestrel-7B declares no licence" in checks[rule_id]["reason"]
+    assert checks["ATT001"]["outcome"] == "pass"  # the declared licence's own duty
 
 
 def test_clean_fixtures_have_zero_findings() -> None:

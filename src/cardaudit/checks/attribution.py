@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from cardaudit.checks.base_inputs import checked_or_missing, require_bases
+from cardaudit.checks.base_inputs import checked_or_missing, require_bases, unread_base_licences
 from cardaudit.checks.registry import NotApplicable, check
 from cardaudit.extract.base_licence_state import base_licence_info
 from cardaudit.extract.licence_table import LicenceInfo, expression_ids, lookup, same_licence
@@ -253,10 +253,20 @@ def _duty_infos(evidence: Evidence, facts: Facts, duty: str) -> list[LicenceInfo
     return [i for i in infos if not _is_licensor(evidence, facts, i)]
 
 
+def _unless_base_licence_unread(evidence: Evidence, facts: Facts, what: str) -> None:
+    """A duty no known licence puts on this derivative may still come from a supplied base
+    whose licence is not known: then the rule is not_checked, not not_applicable."""
+    if _is_derivative(evidence):
+        missing = unread_base_licences(evidence, facts, what)
+        if missing is not None:
+            raise missing
+
+
 @check("ATT003")
 def name_prefix(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     infos = _duty_infos(evidence, facts, "name_prefix")
     if not infos or not _is_derivative(evidence):
+        _unless_base_licence_unread(evidence, facts, "whether a licence requires a name prefix")
         raise NotApplicable("no naming duty, or not a derivative")
     name, location = _model_name(evidence)
     for info in infos:
@@ -274,6 +284,7 @@ def name_prefix(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
 def attribution_phrase(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     infos = _duty_infos(evidence, facts, "attribution_phrase")
     if not infos or not _is_derivative(evidence):
+        _unless_base_licence_unread(evidence, facts, "whether a licence requires an attribution")
         raise NotApplicable("no attribution phrase required, or not a derivative")
     card = evidence.card
     text = card.raw if card else ""
@@ -301,6 +312,7 @@ def notice_file(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
         )
     ]
     if not infos and not own:
+        _unless_base_licence_unread(evidence, facts, "whether a licence prescribes a Notice")
         raise NotApplicable("no licence prescribes a Notice text, or the licensor ships its terms")
     ours = texts(evidence, facts.license.notices)
     for info in own:
