@@ -29,8 +29,10 @@ def _successor(part: str, roman: bool) -> str:
 
 
 def _marker(part: str, top: bool) -> re.Pattern[str]:
-    prefix = r"(?:Section\s+)?" if top else ""
-    return re.compile(rf"^\s*{prefix}\(?{re.escape(part)}(?:[.)]|\s+[–-])(?:\s|$)", re.IGNORECASE)
+    """A clause's own marker; the letter's case counts (Creative Commons letters §2(a) "a."
+    and its sub-clauses §2(a)(1)(B) "B.")."""
+    prefix = r"(?i:Section\s+)?" if top else ""
+    return re.compile(rf"^\s*{prefix}\(?{re.escape(part)}(?:[.)]|\s+[–-])(?:\s|$)")
 
 
 def find_clause(text: str, clause: str) -> str | None:
@@ -66,8 +68,8 @@ def find_clause(text: str, clause: str) -> str | None:
             if part.isdigit() or depth == 0:
                 return None
             paragraphs = [i for i in range(lo + 1, hi) if lines[i].strip()]
-            index = ord(part) - ord("a")
-            if index >= len(paragraphs):
+            index = ord(part.lower()) - ord("a")
+            if not 0 <= index < len(paragraphs):
                 return None
             return lines[paragraphs[index]]
         following = _successor(part, roman)
@@ -127,3 +129,6 @@ def test_the_finder_tells_neighbouring_clauses_apart() -> None:
     assert "NOTICE" in find_clause(apache, "4(d)")
     assert "NOTICE" not in find_clause(apache, "4(a)")
     assert find_clause(apache, "42") is None
+    nd = reference_for("CC-BY-NC-ND-4.0").text
+    assert "but not Share, Adapted Material" in find_clause(nd, "2(a)(1)(B)")
+    assert "Adapted Material" not in find_clause(nd, "2(a)(1)(A)")

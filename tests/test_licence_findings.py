@@ -39,6 +39,8 @@ EXPECTED: dict[str, set[Row]] = {
         ("LIC008", "warning", "LICENSE", 1),
     },
     "notice-dropped": {("ATT002", "error", "README.md", 2)},
+    "nd-base-adapted": {("LIC007", "error", "README.md", 3)},  # its base_model line
+    "base-without-licence": {("LIC007", "error", "README.md", 2)},
     "gemma-without-notice": {("ATT005", "error", "README.md", 2)},
     "openrail-relicensed": {
         ("LIC007", "error", "README.md", 2),
@@ -60,6 +62,15 @@ EXPECTED: dict[str, set[Row]] = {
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_licence_findings(name: str) -> None:
     assert licence_findings(name) == EXPECTED[name]
+
+
+def test_a_base_without_licence_leaves_its_duties_not_checked() -> None:
+    checks = {c["rule_id"]: c for c in scenario_json("base-without-licence")["checks"]}
+    assert checks["LIC007"]["outcome"] == "fail"
+    for rule_id in ("ATT002", "ATT003", "ATT004", "ATT005", "ATT006", "ATT007"):
+        assert checks[rule_id]["outcome"] == "not_checked", rule_id
+        assert "kestrel-lab/Kestrel-7B declares no licence" in checks[rule_id]["reason"]
+    assert checks["ATT001"]["outcome"] == "pass"  # the declared licence's own duty
 
 
 def test_clean_fixtures_have_zero_findings() -> None:

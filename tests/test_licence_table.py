@@ -26,6 +26,7 @@ DUTIES = {
     "link_licence",
     "use_policy",
     "notice_text",
+    "no_adaptations",
 }
 HUB_IDS = [
     "apache-2.0",

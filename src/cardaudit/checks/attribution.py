@@ -6,17 +6,25 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from cardaudit.checks.base_inputs import checked_or_missing, require_bases
+from cardaudit.checks.base_inputs import checked_or_missing, require_bases, unread_base_licences
 from cardaudit.checks.registry import NotApplicable, check
+from cardaudit.extract.base_licence_state import base_licence_info
 from cardaudit.extract.licence_table import LicenceInfo, expression_ids, lookup, same_licence
-from cardaudit.extract.licensor import basis, duty_context, is_licensor, link_into_repo, repo_org
+from cardaudit.extract.licensor import (
+    basis,
+    duty_context,
+    is_licensor,
+    link_into_repo,
+    owns_base,
+    repo_org,
+)
 from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule
 
 WORD = re.compile(r"[a-z0-9]+")
 
 
-def _card_location(evidence: Evidence, key: str = "license") -> Location:
+def card_location(evidence: Evidence, key: str = "license") -> Location:
     card = evidence.card
     if card is None:
         return Location(None)
@@ -32,7 +40,7 @@ def _words(text: str) -> list[str]:
     return WORD.findall(text.lower().replace("©", " c "))
 
 
-def _contains(haystack: str, needle: str) -> bool:
+def contains(haystack: str, needle: str) -> bool:
     """Whether ``needle``'s words appear, in order and contiguous, in ``haystack``
     (case, punctuation and line breaks ignored)."""
     words = _words(needle)
@@ -68,7 +76,20 @@ def _link_note(evidence: Evidence, facts: Facts) -> str:
     return f"; the card's `license_link` points to {target} in this repo"
 
 
-def _texts(evidence: Evidence, paths: Sequence[str]) -> str:
+def owned_base(facts: Facts, base: dict, info: LicenceInfo | None) -> bool:
+    """Whether the publisher owns this base (its own licence's duties do not bind it)."""
+    return owns_base(facts.license.publisher, base.get("name"), info)
+
+
+def owner_reason(facts: Facts, names: Sequence[str]) -> str:
+    publisher = facts.license.publisher or {}
+    return (
+        f"{publisher.get('org')} publishes the base model {', '.join(names)} itself and is its "
+        f"licensor ({basis(publisher)}): a rights holder is not bound by its own public licence"
+    )
+
+
+def texts(evidence: Evidence, paths: Sequence[str]) -> str:
     return "\n".join(t.text for p in paths if (t := evidence.repo.text(p)) is not None)
 
 
@@ -125,7 +146,7 @@ def _copy_hits(
         yield Hit(
             f"{info.name} requires a full copy of the licence with the model, but the repo "
             "ships no LICENSE file",
-            _card_location(evidence),
+            card_location(evidence),
             f"license: {facts.license.declared}",
         )
     else:
@@ -133,7 +154,7 @@ def _copy_hits(
         yield Hit(
             f"{info.name} requires a full copy of the licence with the model; the repo ships "
             f"{shipped} but no copy of {info.name}",
-            _card_location(evidence),
+            card_location(evidence),
             f"license: {facts.license.declared}",
         )
 
@@ -143,8 +164,10 @@ def _upstream_notices(evidence: Evidence, facts: Facts) -> list[tuple[str, str, 
     licence carries a NOTICE duty."""
     found = []
     for base, base_facts in zip(evidence.base, facts.license.base, strict=False):
-        info = lookup(base_facts.get("declared")) or lookup(base_facts.get("identified"))
+        info = base_licence_info(base_facts)
         if info is None or not info.duty("carry_notice") or info.duty("notice_text"):
+            continue
+        if owned_base(facts, base_facts, info):
             continue
         for path in base_facts.get("notices", ()):
             text = base.repo.text(path)
@@ -159,7 +182,7 @@ def upstream_notice_carried(evidence: Evidence, facts: Facts, rule: Rule) -> Ite
     upstream = list(_upstream_notices(evidence, facts))
     if not upstream and not (facts.license.code_repo and evidence.code is not None):
         require_bases(evidence, what)
-    yield from checked_or_missing(evidence, _notice_hits(evidence, facts, upstream), what)
+    yield from checked_or_missing(evidence, _notice_hits(evidence, facts, upstream), what, facts)
 
 
 def _notice_hits(
@@ -175,16 +198,16 @@ def _notice_hits(
                     upstream.append(("code", evidence.code.id, path, text.text))
     if not upstream:
         raise NotApplicable("no upstream NOTICE under a licence that requires carrying it")
-    ours = _texts(evidence, facts.license.notices)
+    ours = texts(evidence, facts.license.notices)
     for repo, ident, path, text in upstream:
         lines = [line.strip() for line in text.splitlines() if len(_words(line)) >= 3]
-        missing = [line for line in lines if not _contains(ours, line)]
+        missing = [line for line in lines if not contains(ours, line)]
         if not missing:
             continue
         where = (
             Location(facts.license.notices[0], 1)
             if facts.license.notices
-            else _card_location(evidence)
+            else card_location(evidence)
         )
         what = "ships no NOTICE file" if not facts.license.notices else "omits its notices"
         yield Hit(
@@ -224,16 +247,26 @@ def _duty_infos(evidence: Evidence, facts: Facts, duty: str) -> list[LicenceInfo
     """Licences (declared, or of a base) that put ``duty`` on this repo."""
     infos = [i for i in _declared_infos(facts) if i.duty(duty)]
     for base in facts.license.base:
-        info = lookup(base.get("declared")) or lookup(base.get("identified"))
+        info = base_licence_info(base)
         if info is not None and info.duty(duty) and info not in infos:
             infos.append(info)
     return [i for i in infos if not _is_licensor(evidence, facts, i)]
+
+
+def _unless_base_licence_unread(evidence: Evidence, facts: Facts, what: str) -> None:
+    """A duty no known licence puts on this derivative may still come from a supplied base
+    whose licence is not known: then the rule is not_checked, not not_applicable."""
+    if _is_derivative(evidence):
+        missing = unread_base_licences(evidence, facts, what)
+        if missing is not None:
+            raise missing
 
 
 @check("ATT003")
 def name_prefix(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     infos = _duty_infos(evidence, facts, "name_prefix")
     if not infos or not _is_derivative(evidence):
+        _unless_base_licence_unread(evidence, facts, "whether a licence requires a name prefix")
         raise NotApplicable("no naming duty, or not a derivative")
     name, location = _model_name(evidence)
     for info in infos:
@@ -251,16 +284,17 @@ def name_prefix(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
 def attribution_phrase(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
     infos = _duty_infos(evidence, facts, "attribution_phrase")
     if not infos or not _is_derivative(evidence):
+        _unless_base_licence_unread(evidence, facts, "whether a licence requires an attribution")
         raise NotApplicable("no attribution phrase required, or not a derivative")
     card = evidence.card
     text = card.raw if card else ""
     for info in infos:
         phrase = info.duty("attribution_phrase")
-        if not _contains(text, phrase):
+        if not contains(text, phrase):
             yield Hit(
                 f'{info.name} requires "{phrase}" to be displayed prominently; the model '
                 "card does not show it",
-                _card_location(evidence),
+                card_location(evidence),
                 f"license: {facts.license.declared}",
             )
 
@@ -278,109 +312,28 @@ def notice_file(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
         )
     ]
     if not infos and not own:
+        _unless_base_licence_unread(evidence, facts, "whether a licence prescribes a Notice")
         raise NotApplicable("no licence prescribes a Notice text, or the licensor ships its terms")
-    ours = _texts(evidence, facts.license.notices)
+    ours = texts(evidence, facts.license.notices)
     for info in own:
         notice = info.duty("notice_text")
-        if not _contains(ours, notice):
+        if not contains(ours, notice):
             what = f"the {info.name} Notice (or the licence itself)"
             yield Hit(
                 f"{info.name} prescribes a Notice text; neither it nor the licence ships"
                 + _licensor_note(evidence, facts, what),
-                _card_location(evidence),
+                card_location(evidence),
                 notice[:200],
                 severity="warning",
             )
     for info in infos:
         notice = info.duty("notice_text")
-        if _contains(ours, notice):
+        if contains(ours, notice):
             continue
         if facts.license.notices:
             where = Location(facts.license.notices[0], 1)
             message = f"{facts.license.notices[0]} does not contain the notice {info.name} requires"
         else:
-            where = _card_location(evidence)
+            where = card_location(evidence)
             message = f'{info.name} requires a "Notice" text file holding its notice; none ships'
         yield Hit(message + duty_context(evidence, facts.license.publisher), where, notice[:200])
-
-
-@check("ATT006")
-def use_restrictions_passed_on(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    what = "whether the base licence's use restrictions are passed on"
-    require_bases(evidence, what)
-    yield from checked_or_missing(evidence, _restriction_hits(evidence, facts), what)
-
-
-def _restriction_hits(evidence: Evidence, facts: Facts) -> Iterator[Hit]:
-    restricted = []
-    for base in facts.license.base:
-        info = lookup(base.get("declared")) or lookup(base.get("identified"))
-        if info is not None and info.duty("pass_use_restrictions"):
-            restricted.append((base["name"], info))
-    if not restricted:
-        raise NotApplicable("no base model with use restrictions")
-    shipped = {m.identified.lower() for m in facts.license.files if m.identified}
-    shipped |= {a.lower() for m in facts.license.files for a in m.also}
-    policy = bool(evidence.repo.find("USE_POLICY.md", "use_policy.md", "USE_POLICY.txt"))
-    for base_id, info in restricted:
-        if any(same_licence(s, info.hub_id) for s in shipped):
-            continue
-        if policy and info.duty("use_policy"):
-            continue
-        yield Hit(
-            f"the base model {base_id} is under {info.name}, whose use restrictions must bind "
-            "every recipient of a derivative; this repo ships neither that licence nor its "
-            "restrictions",
-            _card_location(evidence),
-            f"license: {facts.license.declared}",
-        )
-
-
-COPYRIGHT = re.compile(
-    r"^[^\S\n]*+(?:#[^\S\n]*)?(Copyright\s+(?:\(c\)\s*|©\s*)?\d{4}\b.*)$", re.I | re.M
-)
-TEMPLATE = re.compile(r"\[yyyy\]|<year>|\[name of copyright owner\]|<copyright holders>", re.I)
-
-
-@check("ATT007")
-def upstream_copyright_kept(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    what = "whether the base model's copyright notices are kept"
-    require_bases(evidence, what)
-    yield from checked_or_missing(evidence, _copyright_hits(evidence, facts), what)
-
-
-def _copyright_hits(evidence: Evidence, facts: Facts) -> Iterator[Hit]:
-    statements: list[tuple[str, str, str]] = []
-    for base, base_facts in zip(evidence.base, facts.license.base, strict=False):
-        info = lookup(base_facts.get("declared")) or lookup(base_facts.get("identified"))
-        if info is None or not (info.duty("carry_notice") or info.duty("keep_attribution")):
-            continue
-        paths = [f["path"] for f in base_facts.get("files", ())]
-        if not info.duty("carry_notice"):  # a carried NOTICE is ATT002's business
-            paths += list(base_facts.get("notices", ()))
-        for path in paths:
-            text = base.repo.text(path)
-            for match in COPYRIGHT.finditer(text.text if text else ""):
-                line = match.group(1).strip()
-                if not TEMPLATE.search(line):
-                    statements.append((base_facts["name"], path, line))
-    if not statements:
-        raise NotApplicable("no upstream copyright statement under an attribution duty")
-    ours = _texts(evidence, [m.path for m in facts.license.files] + list(facts.license.notices))
-    ours += "\n" + (evidence.card.raw if evidence.card else "")
-    for name, path, line in statements:
-        if _contains(ours, line):
-            continue
-        where = (
-            Location(facts.license.notices[0], 1)
-            if facts.license.notices
-            else Location(facts.license.files[0].path, 1)
-            if facts.license.files
-            else _card_location(evidence)
-        )
-        yield Hit(
-            f'the base model {name} states "{line}" in its {path}; this repo\'s LICENSE, '
-            "NOTICE and card do not keep it",
-            where,
-            line[:200],
-        )

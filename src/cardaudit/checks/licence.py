@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from cardaudit.checks.base_inputs import checked_or_missing, require_bases
 from cardaudit.checks.code_repo_name import code_repo_label
 from cardaudit.checks.registry import NotApplicable, check
 from cardaudit.extract.code_licence import readme_licence_statements
@@ -194,46 +193,7 @@ def prose_agrees_with_declared(evidence: Evidence, facts: Facts, rule: Rule) -> 
         )
 
 
-# --------------------------------------------------------------------------- base and code
-
-
-def _base_licence(base: dict) -> str | None:
-    declared = base.get("declared")
-    if declared and declared.lower() not in ("other", "unknown"):
-        return declared
-    return base.get("identified") or declared
-
-
-@check("LIC007")
-def derivative_licence_allowed(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    what = "whether the base licence allows the declared licence"
-    require_bases(evidence, what)
-    if not facts.license.base:
-        raise NotApplicable("no base model given (--base)")
-    declared = _declared_ids(facts)
-    if not declared:
-        raise NotApplicable("no declared licence")
-    yield from checked_or_missing(evidence, _grant_hits(evidence, facts, declared), what)
-
-
-def _grant_hits(evidence: Evidence, facts: Facts, declared: list[str]) -> Iterator[Hit]:
-    for base in facts.license.base:
-        base_licence = _base_licence(base)
-        info = lookup(base_licence)
-        if info is None:
-            continue
-        for licence in declared:
-            target = lookup(licence)
-            hub_id = target.hub_id if target else licence.lower()
-            if info.allows_derivative(hub_id) or same_licence(licence, base_licence):
-                continue
-            allowed = ", ".join(info.derivatives) or "none (no derivatives may be shared)"
-            yield Hit(
-                f"the base model {base['name']} is under {info.name} ({info.family}); a derivative "
-                f"may not be relicensed as `{licence}` (allowed: {allowed})",
-                _card_location(evidence, "license"),
-                f"license: {facts.license.declared}",
-            )
+# --------------------------------------------------------------------------- code repo
 
 
 def _card_mentions(evidence: Evidence, licence: str) -> bool:

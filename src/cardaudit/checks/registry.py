@@ -14,10 +14,12 @@ CheckFn = Callable[[Evidence, Facts, Rule], Iterable[Hit]]
 CHECK_MODULES: tuple[str, ...] = (
     "sources",
     "licence",
+    "derivative_licence",
     "licence_statements",
     "base_licence",
     "licence_modified",
     "attribution",
+    "base_attribution",
     "derivation",
     "code_attribution",
     "waivers",

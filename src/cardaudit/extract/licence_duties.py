@@ -17,9 +17,9 @@ def licence_duty_facts(
 ) -> LicenceFacts:
     unidentified = [m.path for m in licence.files if m.repo == "model" and m.identified is None]
     statements, terms = statement_facts(evidence, licence.prose, repo_name(evidence), unidentified)
+    licence = replace(licence, publisher=publisher_facts(evidence, licence, bases))
     return replace(
         licence,
-        publisher=publisher_facts(evidence, licence, bases),
         statements=statements,
         additional_terms=terms,
         obligations=obligation_facts(licence, terms, likely_parents(evidence)),

@@ -87,6 +87,45 @@ def expression_ids(expression: str | None) -> list[str]:
     return [part.strip() for part in parts if part.strip()]
 
 
+@cache
+def _hub_licensing() -> Any:
+    """A license-expression parser that takes any id as a symbol (Hub ids such as
+    ``llama3.1`` are not SPDX keys)."""
+    from license_expression import Licensing
+
+    return Licensing()
+
+
+def _symbol_key(symbol: Any) -> str:
+    inner = getattr(symbol, "license_symbol", None)  # ``mit WITH exception``: the licence
+    return str((inner or symbol).key)
+
+
+def expression_alternatives(expression: str | None) -> list[tuple[str, ...]]:
+    """The choices a recipient has under a declared expression, from license-expression's
+    parse in disjunctive normal form: each alternative is the licences that apply together
+    (``a AND b`` is one alternative of two licences, ``a OR b`` two of one). An expression
+    the parser rejects (LIC002 reports it) counts each id as its own alternative, the reading
+    that asks most of each."""
+    if not expression or not expression.strip():
+        return []
+    licensing = _hub_licensing()
+    try:
+        parsed = licensing.dnf(licensing.parse(expression, validate=False, strict=False))
+    except Exception:  # license-expression raises several types on malformed input
+        return [(part,) for part in expression_ids(expression)]
+    if parsed is None:
+        return []
+    order = {key.lower(): i for i, key in enumerate(expression_ids(expression))}
+    branches = parsed.args if isinstance(parsed, licensing.OR) else (parsed,)
+    found: list[tuple[str, ...]] = []
+    for branch in branches:
+        symbols = branch.args if isinstance(branch, licensing.AND) else (branch,)
+        keys = sorted(map(_symbol_key, symbols), key=lambda k: order.get(k.lower(), len(order)))
+        found.append(tuple(keys))
+    return sorted(found, key=lambda keys: [order.get(k.lower(), len(order)) for k in keys])
+
+
 def normalise_spdx(expression: str) -> tuple[str | None, str | None]:
     """(SPDX expression, error): a Hub id via the table, else a parsed SPDX expression."""
     info = lookup(expression)

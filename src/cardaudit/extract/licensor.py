@@ -194,6 +194,22 @@ def is_licensor(publisher: Any, info: LicenceInfo) -> bool:
     return not orgs or publisher.get("org") in orgs
 
 
+def owns_base(publisher: Any, base_name: str | None, info: LicenceInfo | None) -> bool:
+    """Whether the publisher is the rights holder of a base model it derives from: it is the
+    licensor (see the module docstring), the base ``org/name`` is published by that same
+    organisation, and the base's licence, when it names licensor organisations, is that
+    organisation's own. A rights holder is not bound by its own public licence: it may
+    relicense its own model, so the base licence's derivative and notice duties do not bind
+    it. A licensor role found from the repo's own copyright line says nothing about a base
+    of another organisation, hence the per-base test."""
+    if not publisher or publisher.get("role") != "licensor":
+        return False
+    org = publisher.get("org")
+    if not org or _org_of(str(base_name or "")) != org:
+        return False
+    return info is None or not info.licensor_orgs or org in _lower(info.licensor_orgs)
+
+
 def basis(publisher: Any) -> str:
     """The evidence for the publisher's role, in one clause for a finding's message."""
     items = (publisher or {}).get("evidence") or ()

@@ -1,6 +1,7 @@
 """What adopting this model obliges you to do: the conditions of the declared licence, of the
-base models' licences, of the parents' likely licences and of the additional terms the repo
-states — one list a lawyer reads first (``facts.license.obligations``).
+base models' licences (not of a base the publisher owns: its licence does not pass to
+recipients of a model its owner relicensed), of the parents' likely licences and of the
+additional terms the repo states — one list a lawyer reads first (``facts.license.obligations``).
 
 Sentences and who each duty binds are data (``rules/tables/obligations.yaml``).
 """
@@ -12,7 +13,9 @@ from functools import cache
 from typing import Any
 
 from cardaudit.extract.base_family import LikelyParent
+from cardaudit.extract.base_licence_state import base_licence_info, base_without_licence
 from cardaudit.extract.licence_table import LicenceInfo, expression_ids, lookup
+from cardaudit.extract.licensor import owns_base
 from cardaudit.model import LicenceFacts
 from cardaudit.rules import load_table
 
@@ -119,6 +122,26 @@ def unknown_licence_obligations(licence: LicenceFacts) -> list[dict[str, Any]]:
     ]
 
 
+def base_gap_obligations(base: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A base whose licence is not known: one that states none reserves all rights (get its
+    author's permission); one no known licence matches must be read in full."""
+    table = _table().get("unknown") or {}
+    kind = "base_no_licence" if base_without_licence(base) else "read_base_licence"
+    spec = table.get(kind)
+    if not spec:
+        return []
+    name = str(base.get("name"))
+    files = ", ".join(str(f["path"]) for f in base.get("files") or ()) or "its card"
+    return [
+        {
+            "duty": kind,
+            "detail": _format(spec["detail"], name=name, files=files),
+            "source": f"base model {name}: {base.get('declared') or 'no licence'}",
+            "binds": spec["binds"],
+        }
+    ]
+
+
 def obligation_facts(
     licence: LicenceFacts,
     terms: Sequence[Mapping[str, Any]],
@@ -131,9 +154,13 @@ def obligation_facts(
         if info is not None:
             found += licence_obligations(info, f"declared licence {hub_id} (licence table)")
     for base in licence.base:
-        info = lookup(base.get("declared")) or lookup(base.get("identified"))
+        info = base_licence_info(base)
+        if owns_base(licence.publisher, base.get("name"), info):
+            continue  # the publisher's own base: its licence does not pass to recipients
         if info is not None:
             found += licence_obligations(info, f"base model {base.get('name')}: {info.hub_id}")
+        else:
+            found += base_gap_obligations(base)
     for parent in likely:
         info = lookup(parent.family.licence)
         if info is not None:
