@@ -76,6 +76,7 @@ class ProseTable:
     possessive_lead: re.Pattern[str]
     not_model_names: re.Pattern[str]
     generic_names: re.Pattern[str]
+    self_column: re.Pattern[str]
 
 
 @cache
@@ -137,6 +138,11 @@ class ModelNames:
     #: The audited names without size / variant parts ("云雀" of "云雀-7B-Chat"): the same
     #: core with another size is a sibling ("云雀-72B").
     cores: frozenset[str] = frozenset()
+    #: Short forms of the audited cores: their trailing parts from a word of three letters
+    #: on ("orca" of "Llama-3.1-Orca-8B", "nova" of "Zephyr-Nova-7B"). With a size the
+    #: audited model has, a short form is the audited model ("Orca-8B"); with another, a
+    #: sibling ("Orca-70B").
+    short_cores: frozenset[str] = frozenset()
 
     def is_audited(self, token: str) -> bool:
         return _is_audited(self, token)
@@ -155,6 +161,8 @@ class ModelNames:
         ):
             return True
         core, sizes = core_and_sizes(token, self.table)
+        if core in self.short_cores and sizes and self.sizes:
+            return sizes <= self.sizes
         if core not in self.aliases or not sizes:
             return False
         return not self.sizes or sizes <= self.sizes
@@ -185,10 +193,11 @@ class ModelNames:
     def _sibling(self, token: str) -> bool:
         """An audited name's core with a size the audited model does not have."""
         key = canonical(token)
-        if not self.sizes or not any(key.startswith(core) for core in self.cores):
+        known = self.cores | self.short_cores
+        if not self.sizes or not any(key.startswith(core) for core in known):
             return False
         core, sizes = core_and_sizes(token, self.table)
-        return bool(sizes and self.sizes) and core in self.cores and not sizes <= self.sizes
+        return bool(sizes and self.sizes) and core in known and not sizes <= self.sizes
 
     def other_name(self, token: str, loose: bool = False) -> str | None:
         """The other model ``token`` names, or None: for a CJK run, the ending that is a
@@ -367,6 +376,7 @@ def model_names(evidence: Evidence) -> ModelNames:
     stems: set[str] = set()
     sizes: set[str] = set()
     cores: set[str] = set()
+    short: set[str] = set()
     for position, name in enumerate(names):
         if not name or table.generic_names.match(name.rsplit("/", 1)[-1].strip()):
             continue
@@ -375,12 +385,15 @@ def model_names(evidence: Evidence) -> ModelNames:
         sizes |= name_sizes
         if name_sizes and len(core) >= (2 if _CJK_HEAD.match(core) else 3):
             cores.add(core)
+            short |= short_forms(name, table)
         if position < 2 or name == value:  # the repo ids and model_name, not a title
             stems.add(name_stem(name))
     bases = metadata.get("base_model")
     bases = [bases] if isinstance(bases, str) else bases if isinstance(bases, list) else []
     bases = [str(b) for b in bases if isinstance(b, str) and b.strip()]
     known = {canonical(b) for b in bases} - aliases
+    # a short form that is a base's name ("Llama" of "DeepSeek-R1-Distill-Llama-8B") is not ours
+    short -= {core_and_sizes(b, table)[0] for b in bases}
     converted = _is_converted(evidence, metadata, table)
     original = bases[0] if converted and bases else None
     own_org = evidence.target.id.replace("__", "/").split("/", 1)[0].lower()
@@ -397,7 +410,22 @@ def model_names(evidence: Evidence) -> ModelNames:
         converted,
         table,
         cores=frozenset(cores),
+        short_cores=frozenset(short - cores),
     )
+
+
+def short_forms(name: str, table: ProseTable) -> set[str]:
+    """The trailing parts of ``name``'s core that start with a word of three letters or
+    more, without the whole core: "Llama-3.1-Orca-8B" → {"orca"}; "Zephyr-Nova-7B" →
+    {"nova"}. A name of one part has none."""
+    parts = [p for p in re.split(r"[-_ ]", name.rsplit("/", 1)[-1]) if p]
+    while len(parts) > 1 and table.variant_suffix.match(parts[-1]):
+        parts.pop()
+    found = set()
+    for index in range(1, len(parts)):
+        if re.fullmatch(r"[A-Za-z\u00c0-\u024f]{3,}", parts[index]):
+            found.add(canonical("-".join(parts[index:])))
+    return found
 
 
 def _is_converted(evidence: Evidence, metadata: Mapping[str, Any], table: ProseTable) -> bool:

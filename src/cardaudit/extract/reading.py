@@ -223,9 +223,12 @@ def _opens_original(title: str, depth: int, seen_heading: bool, names: ModelName
 
 
 def _table_subject(block: Table, section: Subject, names: ModelNames) -> Subject:
-    """A table naming the audited model (header or row label) is its; one whose named
-    models are all others is the first other's; otherwise the section's."""
+    """A table naming the audited model (header or row label, or a self-labelled column:
+    "Ours", "This model", "本模型") is its; one whose named models are all others is the
+    first other's; otherwise the section's."""
     cells = list(block.rows[0][1][1:]) if block.rows else []
+    if any(_self_column(cell, names) for cell in cells):
+        return Subject(AUDITED, section.inherited)
     cells += [row[0] for _, row in block.rows[1:] if row]
     others: list[str] = []
     for cell in cells:
@@ -236,6 +239,11 @@ def _table_subject(block: Table, section: Subject, names: ModelNames) -> Subject
     if others and section.charged:
         return Subject(others[0], section.inherited)
     return section
+
+
+def _self_column(cell: str, names: ModelNames) -> bool:
+    """Whether a header cell names the audited model by a self-reference ("**Ours**")."""
+    return bool(names.table.self_column.match(cell.strip(" *_`()[]:")))
 
 
 # --------------------------------------------------------------------------- evidence
