@@ -21,6 +21,7 @@ from cardaudit.extract.claim_text import (
     scores_in,
     speed_in,
 )
+from cardaudit.extract.clause_subject import clause_subject
 from cardaudit.extract.literal_filter import search
 from cardaudit.extract.markdown_prose import Document, cleaned_sentences, paragraphs
 from cardaudit.extract.promises import clean
@@ -151,9 +152,10 @@ def _prose_claims(reading: Reading, table: ClaimTable) -> list[Found]:
         found += _image_claims(reading, paragraph, table)
         if re.search(r"<t[dhr]\b", paragraph.text, re.IGNORECASE):
             continue  # HTML table rows belong to their table
+        previous: Subject | None = None
         for offset, sentence, text in cleaned_sentences(paragraph, clean):
             number = paragraph.line_at(offset)
-            subject = reading.at(number)
+            block = reading.at(number)
             named = benchmarks_in(text, table)
             figures = speed_in(text, table)
             scores = scores_in(_without(text, figures), table, named) if named else []
@@ -161,28 +163,58 @@ def _prose_claims(reading: Reading, table: ClaimTable) -> list[Found]:
             scores = outside or scores
             if named and scores:
                 benches = tuple((bench, text) for bench, _ in named)
-                found.append(
-                    Found(
-                        "benchmark", document, number, number, text, tuple(scores), benches, subject
+                for subject, values in _by_subject(reading, block, text, scores, previous):
+                    found.append(
+                        Found("benchmark", document, number, number, text, values, benches, subject)
                     )
-                )
-            if figures:
-                found.append(
-                    Found("speed", document, number, number, text, tuple(figures), (), subject)
-                )
+            for subject, values in _by_subject(reading, block, text, figures, previous):
+                found.append(Found("speed", document, number, number, text, values, (), subject))
             if not figures and not (named and scores):
                 match = search(table.superiority, text)
                 if match:
-                    subject = subject_near(reading, number, text, match.start())
+                    block = subject_near(reading, number, text, match.start())
                 if match and not table.pointer.search(IMAGE.sub(" ", sentence)):
                     benches = tuple((bench, text) for bench, _ in named)
                     values = (match.group(0),)
                     found.append(
-                        Found(
-                            "superiority", document, number, number, text, values, benches, subject
-                        )
+                        Found("superiority", document, number, number, text, values, benches, block)
                     )
+            previous = _last_subject(reading, block, text, previous)
     return found
+
+
+def _by_subject(
+    reading: Reading,
+    block: Subject,
+    text: str,
+    values: list[str],
+    previous: Subject | None,
+) -> list[tuple[Subject, tuple[str, ...]]]:
+    """``values`` (in the order ``text`` states them) grouped by the subject of the clause
+    each sits in (extract/clause_subject.py): "Breeze scores 64.1; the base scores 62.5"
+    is one claim about each model."""
+    if not values:
+        return []
+    names = reading.names
+    groups: dict[Subject, list[str]] = {}
+    cursor = 0
+    for value in values:
+        at = text.find(value, cursor)
+        if at < 0:
+            at = max(0, text.find(value))
+        cursor = at + len(value)
+        subject = block if names is None else clause_subject(names, block, text, at, previous)
+        groups.setdefault(subject, []).append(value)
+    return [(subject, tuple(found)) for subject, found in groups.items()]
+
+
+def _last_subject(
+    reading: Reading, block: Subject, text: str, previous: Subject | None
+) -> Subject | None:
+    """The subject of the last clause of a sentence: what a pronoun in the next one means."""
+    if reading.names is None or not text.strip():
+        return previous
+    return clause_subject(reading.names, block, text, len(text.rstrip(" .")) - 1, previous)
 
 
 def _image_claims(reading: Reading, paragraph, table: ClaimTable) -> list[Found]:
@@ -333,6 +365,7 @@ def claim_facts(evidence: Evidence) -> tuple[Claim, ...]:
                     locations=(place,),
                     about=claim.subject.about,
                     inherited=claim.subject.inherited,
+                    reported=claim.subject.reported,
                     headline=document.repo == "model" and claim.line < second_heading,
                 )
             )

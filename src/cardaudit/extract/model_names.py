@@ -76,7 +76,10 @@ class ProseTable:
     possessive_lead: re.Pattern[str]
     not_model_names: re.Pattern[str]
     generic_names: re.Pattern[str]
+    base_reference: re.Pattern[str]
+    reported_by: re.Pattern[str]
     self_column: re.Pattern[str]
+    pronoun: re.Pattern[str]
 
 
 @cache
@@ -143,6 +146,8 @@ class ModelNames:
     #: audited model has, a short form is the audited model ("Orca-8B"); with another, a
     #: sibling ("Orca-70B").
     short_cores: frozenset[str] = frozenset()
+    #: The card's base models as written (``base_model``), in order.
+    bases: tuple[str, ...] = ()
 
     def is_audited(self, token: str) -> bool:
         return _is_audited(self, token)
@@ -212,10 +217,11 @@ class ModelNames:
             return rest[0]
         return None
 
-    def named(self, text: str) -> list[tuple[int, bool, str]]:
+    def named(self, text: str, loose: bool = False) -> list[tuple[int, bool, str]]:
         """(offset, is the audited model, name) of every model named in ``text``, in order;
-        a self-reference ("our model", "we") counts as the audited model."""
-        found = [(start, False, name) for start, name in self.scan(text)[1]]
+        a self-reference ("our model", "we") counts as the audited model; ``loose``: any
+        model-shaped word is a name (see :meth:`is_other`)."""
+        found = [(start, False, name) for start, name in self.scan(text, loose)[1]]
         clean = LINK_TARGET.sub(lambda m: " " * len(m.group(0)), text)
         for match in NAME.finditer(clean):
             token = match.group(0).rstrip(".-")
@@ -411,6 +417,7 @@ def model_names(evidence: Evidence) -> ModelNames:
         table,
         cores=frozenset(cores),
         short_cores=frozenset(short - cores),
+        bases=tuple(bases),
     )
 
 

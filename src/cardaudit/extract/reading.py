@@ -48,6 +48,7 @@ from cardaudit.extract.model_names import (
     name_stem,
     prose_table,
 )
+from cardaudit.extract.subject import PAGE_SUBJECT, Subject
 from cardaudit.model import Evidence, RepoSnapshot
 
 __all__ = [
@@ -67,23 +68,6 @@ __all__ = [
     "subject_json",
     "subject_near",
 ]
-
-
-@dataclass(frozen=True)
-class Subject:
-    """What a block is about: ``about`` is "audited", "page" or another model's name;
-    ``inherited`` marks the original card a converted repo carries."""
-
-    about: str = PAGE
-    inherited: bool = False
-
-    @property
-    def charged(self) -> bool:
-        """Whether a finding may charge the audited model with this block."""
-        return self.about in (AUDITED, PAGE)
-
-
-PAGE_SUBJECT = Subject()
 
 
 # --------------------------------------------------------------------------- reading
@@ -285,4 +269,6 @@ def subject_json(subject: Subject) -> dict[str, Any]:
     data: dict[str, Any] = {"about": subject.about}
     if subject.inherited:
         data["inherited"] = True
+    if subject.reported:
+        data["reported"] = True
     return data
