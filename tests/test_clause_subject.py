@@ -128,6 +128,76 @@ def test_a_base_reference_a_sibling_size_and_a_report_are_not_charged() -> None:
     assert clause_subject(names, PAGE_SUBJECT, text, text.index("one")).charged
 
 
+# --------------------------------------------------------------------------- item: figures
+
+
+DISTILLED = """
+# Llama-3.1-Kite-8B
+
+We compressed Llama-3.1-70B-Instruct (70.6B parameters, 141 GB in BF16, 128K context) into a
+compact 8B student.
+
+The teacher model needs 2x H100 80GB; the student runs on one RTX 4090 (24 GB).
+
+| | Teacher | Student |
+|---|---|---|
+| Parameters | 70.6B | 8.0B |
+| Context | 131072 | 8192 |
+| Memory (BF16) | 141 GB | 16.1 GB |
+"""
+
+
+def test_a_teachers_parenthetical_and_table_column_are_not_the_student(tmp_path: Path) -> None:
+    front = "license: mit\nbase_model: meta-llama/Llama-3.1-70B-Instruct\n"
+    report = _audit(tmp_path, front, DISTILLED, LLAMA_8B)
+    assert _findings(report, "MEM") == []
+    prose, gpus, params, context, memory = (
+        _line(front, DISTILLED, needle)
+        for needle in ("We compressed", "The teacher", "| Parameters", "| Context", "| Memory")
+    )
+    assert _figures(report) == [
+        ("context", prose, 131072, False),
+        ("parameters_total", prose, 70.6e9, False),
+        ("gpu", gpus, 160, False),  # the teacher's clause
+        ("gpu", gpus, 24, True),  # the student's clause after the semicolon
+        ("memory", gpus, 24e9, True),
+        ("parameters_total", params, 70.6e9, False),  # the Teacher column
+        ("parameters_total", params, 8.0e9, True),
+        ("context", context, 131072, False),
+        ("context", context, 8192, True),
+        ("memory", memory, 141e9, False),
+        ("memory", memory, round(16.1e9, 3), True),
+    ]
+    assert report.facts.memory.details["context"]["stated"] == 8192
+
+
+def test_the_students_own_wrong_figure_is_still_found(tmp_path: Path) -> None:
+    body = DISTILLED.replace("| Context | 131072 | 8192 |", "| Context | 131072 | 32768 |")
+    front = "license: mit\nbase_model: meta-llama/Llama-3.1-70B-Instruct\n"
+    report = _audit(tmp_path, front, body, LLAMA_8B)
+    line = _line(front, body, "| Context")
+    assert _findings(report, "MEM") == [("MEM005", "warning", "README.md", line)]
+    (finding,) = [f for f in report.findings if f.rule_id == "MEM005"]
+    assert "32,768" in finding.message and "131,072" not in finding.message
+    assert report.facts.memory.details["context"]["stated"] == 32768
+
+
+def test_the_bases_advertised_context_is_not_the_fine_tunes(tmp_path: Path) -> None:
+    body = (
+        "# Wren-Mistral-7B\n\n**Q: How long a context?**\n"
+        "A: Mistral-7B-v0.1 was sold with a 4k context; our fine-tune supports 16k with RoPE.\n"
+    )
+    front = "license: apache-2.0\nbase_model: mistralai/Mistral-7B-v0.1\n"
+    report = _audit(tmp_path, front, body, MISTRAL_7B)
+    line = _line(front, body, "A: Mistral")
+    assert [f for f in _figures(report) if f[0] == "context"] == [
+        ("context", line, 16384, True),
+        ("context", line, 4096, False),
+    ]
+    assert report.facts.memory.details["context"]["stated"] == 16384
+    assert _findings(report, "MEM") == []
+
+
 # --------------------------------------------------------------------------- item: claims
 
 

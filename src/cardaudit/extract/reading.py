@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cardaudit.extract.clause_subject import base_name
 from cardaudit.extract.markdown_prose import (
     Document,
     Table,
@@ -60,6 +61,7 @@ __all__ = [
     "Subject",
     "aliases_of",
     "canonical",
+    "column_subjects",
     "core_and_sizes",
     "model_names",
     "prose_table",
@@ -228,6 +230,28 @@ def _table_subject(block: Table, section: Subject, names: ModelNames) -> Subject
 def _self_column(cell: str, names: ModelNames) -> bool:
     """Whether a header cell names the audited model by a self-reference ("**Ours**")."""
     return bool(names.table.self_column.match(cell.strip(" *_`()[]:")))
+
+
+def column_subjects(block: Table, section: Subject, names: ModelNames) -> tuple[Subject, ...]:
+    """The subject of each column of a table, from its header cell: the audited model's
+    name or a self-reference ("Ours") make it the audited model's, another model's name or
+    a base reference ("Teacher", "Base model") that model's; any other header (a label
+    column, "Student", "Value") keeps the section's subject."""
+    if not block.rows:
+        return ()
+    found = []
+    for cell in block.rows[0][1]:
+        text = cell.strip(" *_`")
+        audited, named = names.scan(text, loose=True)
+        if audited or _self_column(text, names):
+            found.append(Subject(AUDITED, section.inherited))
+        elif named and _leads(text, named[0][0]):
+            found.append(Subject(named[0][1], section.inherited))
+        elif text and names.table.base_reference.match(text):
+            found.append(Subject(base_name(names, [name for _, name in named]), section.inherited))
+        else:
+            found.append(section)
+    return tuple(found)
 
 
 # --------------------------------------------------------------------------- evidence
