@@ -128,6 +128,22 @@ def test_a_base_reference_a_sibling_size_and_a_report_are_not_charged() -> None:
     assert clause_subject(names, PAGE_SUBJECT, text, text.index("one")).charged
 
 
+def test_cjk_commas_join_clauses_that_keep_or_change_the_subject() -> None:
+    names = _names("灵犀-7B", sizes=frozenset({"7b"}), bases=("01-ai/Yi-34B",))
+    text = "基础模型Yi-34B在MMLU上得分74.2、在GSM8K上得分80.1，本模型在MMLU上得分75.0。"
+    for score, about in (("74.2", "Yi-34B"), ("80.1", "Yi-34B"), ("75.0", "page")):
+        assert clause_subject(names, PAGE_SUBJECT, text, text.index(score)).about == about
+    text = "ベースモデルのYi-34BはJMMLUで45.2点ですが、本モデルは55.8点を達成しました。"
+    assert clause_subject(names, PAGE_SUBJECT, text, text.index("45.2")).about == "Yi-34B"
+    assert clause_subject(names, PAGE_SUBJECT, text, text.index("55.8")).charged
+
+
+def test_a_times_figure_is_not_a_score() -> None:
+    from cardaudit.extract.claims import claim_table, scores_in
+
+    assert scores_in("本模型在MMLU上得分75.0，比基座模型快2倍。", claim_table()) == ["75.0"]
+
+
 # --------------------------------------------------------------------------- item: figures
 
 

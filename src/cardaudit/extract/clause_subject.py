@@ -28,8 +28,13 @@ from dataclasses import replace
 from cardaudit.extract.model_names import AUDITED, ModelNames
 from cardaudit.extract.subject import Subject
 
-#: Where a clause ends: a sentence end, a semicolon, a paragraph break, an HTML paragraph.
-CLAUSE_END = re.compile(r"[.!?](?=\s|\*|$)|[;；。！？]|\n\s*\n|</p>|<br\s*/?>", re.IGNORECASE)
+#: Where a clause ends: a sentence end, a semicolon, a paragraph break, an HTML paragraph,
+#: and the CJK commas ("，", "、": Chinese and Japanese join clauses with them).
+CLAUSE_END = re.compile(r"[.!?](?=\s|\*|$)|[;；。！？，、]|\n\s*\n|</p>|<br\s*/?>", re.IGNORECASE)
+#: A clause after one of these continues the one before unless it names its own subject.
+SOFT_END = frozenset("，、")
+#: How many soft-joined clauses back a subject is looked for.
+MAX_CONTINUED = 4
 #: Markup, HTML tags and a FAQ label ("**A:**", "Q:") before a clause's first word.
 CLAUSE_LEAD = re.compile(
     r"^(?:\s|[*_`>#|\-+\"'“(\[]|<[^>\n]{0,100}>|(?<![\w])[A-Z][:：](?=[\s*_]))*",
@@ -42,16 +47,22 @@ WORD = re.compile(r"\S+")
 def clause_span(text: str, offset: int) -> tuple[int, int]:
     """(start, end) of the clause of ``text`` holding ``offset``; a clause end inside
     brackets does not end the clause ("(5-shot; greedy)")."""
-    start = 0
+    start, end, _soft = _clause(text, offset)
+    return start, end
+
+
+def _clause(text: str, offset: int) -> tuple[int, int, bool]:
+    """(start, end, whether a CJK comma opens it) of the clause holding ``offset``."""
+    start, soft = 0, False
     for match in CLAUSE_END.finditer(text, 0, offset):
         if not _inside_brackets(text, match.start()):
-            start = match.end()
+            start, soft = match.end(), match.group(0) in SOFT_END
     end = len(text)
     for match in CLAUSE_END.finditer(text, offset):
         if not _inside_brackets(text, match.start()):
             end = match.start()
             break
-    return start, end
+    return start, end, soft
 
 
 def _inside_brackets(text: str, position: int) -> bool:
@@ -84,13 +95,14 @@ def clause_subject(
     text: str,
     offset: int,
     previous: Subject | None = None,
+    continued: int = 0,
 ) -> Subject:
     """The subject of what ``text`` (a sentence or paragraph of a block about ``block``)
     says at ``offset``; ``previous`` is the subject of the clause before it, if any."""
     if not block.charged:
         return block
     table = names.table
-    start, end = clause_span(text, offset)
+    start, end, soft = _clause(text, offset)
     clause = text[start:end]
     reported = bool(table.reported_by.search(clause))
     bracket = _open_bracket(text, start, offset)
@@ -119,6 +131,11 @@ def clause_subject(
         and table.pronoun.search(head[: max(0, offset - start - head_start)])
     ):
         return replace(previous, reported=previous.reported or reported)
+    own = table.self_reference.match(head) or any(audited for _, audited, _ in named)
+    if soft and not own and continued < MAX_CONTINUED and start > 0:
+        # "基座模型X在MMLU上得分74.2、在GSM8K上得分80.1": the clause goes on about X
+        before = clause_subject(names, block, text, start - 1, previous, continued + 1)
+        return replace(before, reported=True) if reported else before
     return replace(block, reported=True) if reported else block
 
 
