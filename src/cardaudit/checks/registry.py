@@ -22,6 +22,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "code_attribution",
     "waivers",
     "memory",
+    "memory_files",
     "tracking",
     "promises",
     "claims",
