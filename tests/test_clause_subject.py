@@ -214,6 +214,27 @@ def test_the_bases_advertised_context_is_not_the_fine_tunes(tmp_path: Path) -> N
     assert _findings(report, "MEM") == []
 
 
+def test_one_wrong_context_in_prose_and_table_is_one_finding(tmp_path: Path) -> None:
+    body = (
+        "# Kite-8B\n\nKite-8B handles a 128K context window.\n\n"
+        "| Property | Value |\n|---|---|\n| Context | 131072 |\n| Parameters | 70B |\n\n"
+        "Kite-8B has 70B parameters.\n"
+    )
+    report = _audit(tmp_path, "license: mit\n", body, LLAMA_8B)
+    prose, row, params, sentence = (
+        _line("license: mit\n", body, needle)
+        for needle in ("Kite-8B handles", "| Context", "| Parameters", "Kite-8B has")
+    )
+    assert _findings(report, "MEM") == [
+        ("MEM001", "warning", "README.md", params),
+        ("MEM005", "warning", "README.md", prose),
+    ]
+    by_rule = {f.rule_id: f for f in report.findings}
+    assert [p.line for p in by_rule["MEM005"].also] == [row]
+    assert by_rule["MEM005"].message.endswith("; also stated elsewhere in README.md")
+    assert [p.line for p in by_rule["MEM001"].also] == [sentence]
+
+
 # --------------------------------------------------------------------------- item: claims
 
 

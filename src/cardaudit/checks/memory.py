@@ -8,6 +8,7 @@ from itertools import groupby
 from typing import Any
 
 from cardaudit.checks.registry import NotApplicable, check
+from cardaudit.checks.repeats import also_stated
 from cardaudit.extract.config_count import text_config
 from cardaudit.extract.quantization import DTYPE_BYTES, config_dtype
 from cardaudit.model import Evidence, Facts, Hit, Location
@@ -32,6 +33,18 @@ def _by_line(figures: list[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any
     key = lambda f: (f.get("repo", "model"), f["path"], f["line"])  # noqa: E731
     for _key, group in groupby(sorted(figures, key=key), key=key):
         yield list(group)
+
+
+def _one_per_value(
+    groups: list[list[Mapping[str, Any]]],
+) -> Iterator[tuple[Mapping[str, Any], tuple[Location, ...]]]:
+    """(first figure, the other places) per stated value: the same wrong figure in the
+    prose and in a table is one fact, so one finding with both places."""
+    by_value: dict[float, list[Mapping[str, Any]]] = {}
+    for group in groups:
+        by_value.setdefault(group[0]["value"], []).append(group[0])
+    for same in by_value.values():
+        yield same[0], tuple(_location(figure) for figure in same[1:])
 
 
 def _billions(value: float) -> str:
@@ -69,16 +82,20 @@ def total_parameters_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iter
         "without vision tower": params.total - (details.get("vision") or 0),
     }
     candidates = {k: v for k, v in candidates.items() if v}
-    for group in _by_line(claims):
-        if any(_close(c, v, rule) for c in group for v in candidates.values()):
-            continue
-        claim = group[0]
+    wrong = [
+        group
+        for group in _by_line(claims)
+        if not any(_close(c, v, rule) for c in group for v in candidates.values())
+    ]
+    for claim, also in _one_per_value(wrong):
         yield Hit(
             f"card says {claim['text']!r} ({_billions(claim['value'])}); the weights hold "
             f"{params.total:,} parameters = {_billions(params.total)} "
-            f"(from {params.source}; {_ratio(claim['value'], params.total)})",
+            f"(from {params.source}; {_ratio(claim['value'], params.total)})"
+            + also_stated(_location(claim), also),
             _location(claim),
             claim["text"],
+            also=also,
         )
 
 
@@ -215,10 +232,9 @@ def context_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]
         raise NotApplicable("no context length in config.json or no stated context")
     max_pos = context.get("max_position_embeddings")
     field = context.get("field") or "max_position_embeddings"
-    for group in _by_line(claims):
-        if any(c["value"] <= limit * (1 + rule.param("tolerance", 0.0)) for c in group):
-            continue
-        claim = group[0]
+    allowed = limit * (1 + rule.param("tolerance", 0.0))
+    wrong = [group for group in _by_line(claims) if not any(c["value"] <= allowed for c in group)]
+    for claim, also in _one_per_value(wrong):
         scaling = context.get("rope_scaling")
         how = (
             f"{field} {max_pos:,} and rope scaling {dict(scaling)} allow {limit:,}"
@@ -227,9 +243,10 @@ def context_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]
         )
         yield Hit(
             f"card states a context of {int(claim['value']):,} tokens ({claim['text']!r}); "
-            f"config.json {how}",
+            f"config.json {how}" + also_stated(_location(claim), also),
             _location(claim),
             claim["text"],
+            also=also,
         )
 
 
