@@ -153,7 +153,7 @@ def _prose_claims(reading: Reading, table: ClaimTable) -> list[Found]:
         found += _image_claims(reading, paragraph, table)
         if re.search(r"<t[dhr]\b", paragraph.text, re.IGNORECASE):
             continue  # HTML table rows belong to their table
-        previous: Subject | None = None
+        prior: tuple[Subject, str] | None = None  # the sentence before: (block, text)
         for offset, sentence, text in cleaned_sentences(paragraph, clean):
             number = paragraph.line_at(offset)
             block = reading.at(number)
@@ -162,6 +162,7 @@ def _prose_claims(reading: Reading, table: ClaimTable) -> list[Found]:
             scores = scores_in(_without(text, figures), table, named) if named else []
             outside = scores_in(_without(PARENS.sub(" ", text), figures), table, named)
             scores = outside or scores
+            previous = _last_subject(reading, prior, text) if named or figures else None
             if named and scores:
                 benches = tuple((bench, text) for bench, _ in named)
                 for subject, values in _by_subject(reading, block, text, scores, previous):
@@ -180,7 +181,7 @@ def _prose_claims(reading: Reading, table: ClaimTable) -> list[Found]:
                     found.append(
                         Found("superiority", document, number, number, text, values, benches, block)
                     )
-            previous = _last_subject(reading, block, text, previous)
+            prior = (block, text)
     return found
 
 
@@ -209,13 +210,14 @@ def _by_subject(
     return [(subject, tuple(found)) for subject, found in groups.items()]
 
 
-def _last_subject(
-    reading: Reading, block: Subject, text: str, previous: Subject | None
-) -> Subject | None:
-    """The subject of the last clause of a sentence: what a pronoun in the next one means."""
-    if reading.names is None or not text.strip():
-        return previous
-    return clause_subject(reading.names, block, text, len(text.rstrip(" .")) - 1, previous)
+def _last_subject(reading: Reading, prior: tuple[Subject, str] | None, text: str) -> Subject | None:
+    """The subject of the last clause of the sentence before, when ``text`` has a pronoun
+    that may stand for it ("The original model has 14.7B parameters. It scores…")."""
+    names = reading.names
+    if names is None or prior is None or not names.table.pronoun.search(text):
+        return None
+    block, before = prior
+    return clause_subject(names, block, before, max(0, len(before.rstrip(" .")) - 1))
 
 
 def _image_claims(reading: Reading, paragraph, table: ClaimTable) -> list[Found]:

@@ -35,12 +35,15 @@ CLAUSE_END = re.compile(r"[.!?](?=\s|\*|$)|[;；。！？，、]|\n\s*\n|</p>|<b
 SOFT_END = frozenset("，、")
 #: How many soft-joined clauses back a subject is looked for.
 MAX_CONTINUED = 4
+#: How far before and after an offset its clause is looked for (characters).
+REACH = 1000
 #: Markup, HTML tags and a FAQ label ("**A:**", "Q:") before a clause's first word.
 CLAUSE_LEAD = re.compile(
     r"^(?:\s|[*_`>#|\-+\"'“(\[]|<[^>\n]{0,100}>|(?<![\w])[A-Z][:：](?=[\s*_]))*",
 )
 OPEN = "(（"
 CLOSE = ")）"
+BRACKET = re.compile(r"[()（）\n]")
 WORD = re.compile(r"\S+")
 
 
@@ -52,29 +55,41 @@ def clause_span(text: str, offset: int) -> tuple[int, int]:
 
 
 def _clause(text: str, offset: int) -> tuple[int, int, bool]:
-    """(start, end, whether a CJK comma opens it) of the clause holding ``offset``."""
-    start, soft = 0, False
-    for match in CLAUSE_END.finditer(text, 0, offset):
-        if not _inside_brackets(text, match.start()):
+    """(start, end, whether a CJK comma opens it) of the clause holding ``offset``: one
+    pass over at most ``REACH`` characters each side, keeping the bracket depth (a long
+    paragraph must not make every figure cost its length)."""
+    low = max(0, offset - REACH)
+    depth = 0
+    start, soft = low, False
+    position = low
+    for match in CLAUSE_END.finditer(text, low, offset):
+        depth = _depth(text, position, match.start(), depth)
+        position = match.start()
+        if depth == 0:
             start, soft = match.end(), match.group(0) in SOFT_END
-    end = len(text)
-    for match in CLAUSE_END.finditer(text, offset):
-        if not _inside_brackets(text, match.start()):
+    depth = _depth(text, position, offset, depth)
+    position = offset
+    end = min(len(text), offset + REACH)
+    for match in CLAUSE_END.finditer(text, offset, end):
+        depth = _depth(text, position, match.start(), depth)
+        position = match.start()
+        if depth == 0:
             end = match.start()
             break
     return start, end, soft
 
 
-def _inside_brackets(text: str, position: int) -> bool:
-    """Whether ``position`` lies inside an unclosed bracket opened earlier on its line."""
-    line_start = text.rfind("\n", 0, position) + 1
-    depth = 0
-    for char in text[line_start:position]:
+def _depth(text: str, start: int, end: int, depth: int) -> int:
+    """The bracket depth at ``end``, given ``depth`` at ``start``; a line break closes all."""
+    for match in BRACKET.finditer(text, start, end):
+        char = match.group(0)
         if char in OPEN:
             depth += 1
-        elif char in CLOSE and depth:
-            depth -= 1
-    return depth > 0
+        elif char == "\n":
+            depth = 0
+        else:
+            depth = max(0, depth - 1)
+    return depth
 
 
 def _open_bracket(text: str, start: int, offset: int) -> int | None:
@@ -151,14 +166,11 @@ def _named(names: ModelNames, text: str) -> list[tuple[int, bool, str]]:
     """The models ``text`` names: known ones (bases, siblings, the audited model) and any
     other model-shaped word written as a name ("Falcon-40B"); a loose match across a space
     ("The Q4_K_M", "with 8K") is words, not a name."""
-    strict = names.named(text)
-    seen = {position for position, _audited, _name in strict}
-    loose = [
+    return [
         found
         for found in names.named(text, loose=True)
-        if found[0] not in seen and _one_word_name(found[2])
+        if found[1] or _one_word_name(found[2]) or names.is_other(found[2])
     ]
-    return sorted(strict + loose)
 
 
 def _one_word_name(token: str) -> bool:
