@@ -198,6 +198,16 @@ def test_numbers_that_are_not_scores(tmp_path: Path) -> None:
     assert [f.rule_id for f in report.findings if f.rule_id.startswith("CLM")] == ["CLM004"]
 
 
+def test_a_number_with_a_unit_is_never_a_score() -> None:
+    from cardaudit.extract.claims import claim_table, scores_in
+
+    table = claim_table()
+    assert scores_in("It is 16 GB in BF16 and scores 69.4 on MMLU.", table) == ["69.4"]
+    assert scores_in("MMLU: 71.2 with 32 layers on 2 GPUs at 45 tokens/s", table) == ["71.2"]
+    assert scores_in("在CMMLU上得分为78.3，显存15 GB", table) == ["78.3"]
+    assert scores_in("MMLU 64.5%", table) == ["64.5%"]  # a percentage is a score
+
+
 def test_speed_with_its_conditions_is_not_reported(tmp_path: Path) -> None:
     body = (
         "# M\n\nOn one H100 in FP8 at batch size 8, with 1024 input and 512 output tokens, M "

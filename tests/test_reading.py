@@ -7,6 +7,7 @@ from pathlib import Path
 
 from cardaudit.extract.claims import benchmarks_in, claim_table, scores_in
 from cardaudit.extract.markdown_prose import parse_document
+from cardaudit.extract.model_names import short_forms
 from cardaudit.extract.promises import mentions, promise_table
 from cardaudit.extract.reading import (
     AUDITED,
@@ -100,6 +101,50 @@ def test_sizes_tell_a_sibling_from_the_model_itself() -> None:
     assert not names.is_audited("Llama-3.2-1B") and names.is_other("Llama-3.2-1B")
     bloom = ModelNames(frozenset(aliases_of("bloom", prose_table())), frozenset({"bloom"}))
     assert bloom.is_audited("BLOOM-176B")
+
+
+def _card_claims(tmp_path: Path, body: str) -> Report:
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "README.md").write_text(f"---\nlicense: mit\n---\n{body}", encoding="utf-8")
+    return audit(AuditRequest(target=str(model)), Policy())
+
+
+def test_a_self_labelled_column_makes_the_table_the_audited_models(tmp_path: Path) -> None:
+    body = (
+        "# Heron-7B\n\n| Benchmark | Ours | Mistral-7B-Instruct-v0.2 |\n|---|---|---|\n"
+        "| MMLU | 64.0 | 60.1 |\n"
+    )
+    report = _card_claims(tmp_path, body)
+    assert [(c.kind, c.about) for c in report.facts.claims] == [("benchmark_table", "audited")]
+    assert _findings(report, "CLM") == [("CLM001", "warning", "model", "README.md", 6)]
+
+
+def test_a_chinese_self_labelled_column(tmp_path: Path) -> None:
+    body = "# 灵犀-7B\n\n| 评测 | 本模型 | Qwen2-7B |\n|---|---|---|\n| CMMLU | 80.2 | 78.1 |\n"
+    report = _card_claims(tmp_path, body)
+    assert [(c.kind, c.about) for c in report.facts.claims] == [("benchmark_table", "audited")]
+
+
+def test_a_short_form_of_the_audited_name_is_the_audited_model(tmp_path: Path) -> None:
+    body = (
+        "# Openly-Wren-13B\n\n| Benchmark | Wren-13B | Llama-2-13B |\n|---|---|---|\n"
+        "| MMLU | 58.0 | 55.1 |\n\nWren-70B reaches 70.2 on MMLU.\n"
+    )
+    report = _card_claims(tmp_path, body)
+    assert [(c.kind, c.about) for c in report.facts.claims] == [
+        ("benchmark_table", "audited"),
+        ("benchmark", "Wren-70B"),
+    ]
+    assert _findings(report, "CLM") == [("CLM001", "warning", "model", "README.md", 6)]
+
+
+def test_short_forms_of_a_name() -> None:
+    table = prose_table()
+    assert short_forms("Llama-3.1-Orca-8B", table) == {"orca"}
+    assert short_forms("Zephyr-Nova-7B-Instruct", table) == {"nova"}
+    assert short_forms("acme/Kestrel-Alpha-Beta-7B", table) == {"alphabeta", "beta"}
+    assert short_forms("Heron-7B", table) == set()
 
 
 # --------------------------------------------------------------------------- commitments

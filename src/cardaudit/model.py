@@ -487,11 +487,13 @@ class Claim:
     about: str = "audited"
     inherited: bool = False
     headline: bool = False
+    #: The text attributes the figures to someone else ("as reported by Meta").
+    reported: bool = False
 
     @property
     def charged(self) -> bool:
         """Whether findings may charge the audited model with this claim."""
-        return self.about in ("audited", "page")
+        return self.about in ("audited", "page") and not self.reported
 
     def to_json(self) -> dict[str, Any]:
         return _prose_item_json(self)
@@ -503,7 +505,7 @@ def _prose_item_json(item: Any) -> dict[str, Any]:
     data: dict[str, Any] = {}
     for name in item.__dataclass_fields__:
         value = getattr(item, name)
-        if name in ("inherited", "headline") and not value:
+        if name in ("inherited", "headline", "reported") and not value:
             continue
         if name == "locations":
             places = value or (Location(item.path, item.line, repo=item.repo),)

@@ -1,5 +1,5 @@
-"""MEM rules: stated parameters, memory, GPUs, precision and context against computed figures,
-and the consistency of the weight files (index, shards, headers, config)."""
+"""MEM rules on stated figures: parameters, memory, GPUs, precision and context against the
+computed ones (the weight files' own consistency is checks/memory_files.py)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,9 @@ from collections.abc import Iterator, Mapping
 from itertools import groupby
 from typing import Any
 
-from cardaudit.checks.bin_index import (
-    SAFETENSORS_INDEX,
-    bin_index_hits,
-    weight_indexes,
-)
 from cardaudit.checks.registry import NotApplicable, check
+from cardaudit.checks.repeats import also_stated
 from cardaudit.extract.config_count import text_config
-from cardaudit.extract.header_walk import header_walk
-from cardaudit.extract.parameters import index_total_size, index_weight_map
 from cardaudit.extract.quantization import DTYPE_BYTES, config_dtype
 from cardaudit.model import Evidence, Facts, Hit, Location
 from cardaudit.rules import Rule
@@ -41,11 +35,24 @@ def _by_line(figures: list[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any
         yield list(group)
 
 
+def _one_per_value(
+    groups: list[list[Mapping[str, Any]]],
+) -> Iterator[tuple[Mapping[str, Any], tuple[Location, ...]]]:
+    """(first figure, the other places) per stated value: the same wrong figure in the
+    prose and in a table is one fact, so one finding with both places."""
+    by_value: dict[float, list[Mapping[str, Any]]] = {}
+    for group in groups:
+        by_value.setdefault(group[0]["value"], []).append(group[0])
+    for same in by_value.values():
+        yield same[0], tuple(_location(figure) for figure in same[1:])
+
+
 def _billions(value: float) -> str:
     return f"{value / 1e9:,.2f}B" if value >= 1e9 else f"{value / 1e6:,.1f}M"
 
 
-def _gb(value: float) -> str:
+def gigabytes(value: float) -> str:
+    """A byte count as "12.3 GB = 11.5 GiB" (or MB below 0.1 GB)."""
     if value < 1e8:
         return f"{value / 1e6:,.3f} MB"
     return f"{value / 1e9:,.1f} GB = {value / 2**30:,.1f} GiB"
@@ -75,16 +82,20 @@ def total_parameters_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iter
         "without vision tower": params.total - (details.get("vision") or 0),
     }
     candidates = {k: v for k, v in candidates.items() if v}
-    for group in _by_line(claims):
-        if any(_close(c, v, rule) for c in group for v in candidates.values()):
-            continue
-        claim = group[0]
+    wrong = [
+        group
+        for group in _by_line(claims)
+        if not any(_close(c, v, rule) for c in group for v in candidates.values())
+    ]
+    for claim, also in _one_per_value(wrong):
         yield Hit(
             f"card says {claim['text']!r} ({_billions(claim['value'])}); the weights hold "
             f"{params.total:,} parameters = {_billions(params.total)} "
-            f"(from {params.source}; {_ratio(claim['value'], params.total)})",
+            f"(from {params.source}; {_ratio(claim['value'], params.total)})"
+            + also_stated(_location(claim), also),
             _location(claim),
             claim["text"],
+            also=also,
         )
 
 
@@ -160,7 +171,7 @@ def memory_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
         if any(_memory_ok(c, weights, rule) for c in group):
             continue
         message = (
-            f"card says {claim['text']}; the weights {label} are {_gb(weights)}"
+            f"card says {claim['text']}; the weights {label} are {gigabytes(weights)}"
             f" ({_ratio(claim['value'], weights)})"
         )
         explanation = _explain(claim, weights, facts, rule)
@@ -181,7 +192,7 @@ def _explain(claim: Mapping[str, Any], weights: float, facts: Facts, rule: Rule)
             return f": the card's GB are GiB ({weights / 2**30:,.1f} GiB)"
     for name, what_if in facts.memory.details.get("what_if", {}).items():
         if _close(claim, what_if["bytes"], rule):
-            return f": the figure matches the weights in {name} ({_gb(what_if['bytes'])})"
+            return f": the figure matches the weights in {name} ({gigabytes(what_if['bytes'])})"
     return ""
 
 
@@ -206,7 +217,7 @@ def gpu_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
         yield Hit(
             f"card says the model runs on {claim['text']} ({claim['count']} × "
             f"{claim['gpu']}, {capacity / 2**30:,.0f} GiB); the weights {label} alone are "
-            f"{_gb(weights)}, before any KV cache{hint}",
+            f"{gigabytes(weights)}, before any KV cache{hint}",
             _location(claim),
             claim["text"],
         )
@@ -221,10 +232,9 @@ def context_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]
         raise NotApplicable("no context length in config.json or no stated context")
     max_pos = context.get("max_position_embeddings")
     field = context.get("field") or "max_position_embeddings"
-    for group in _by_line(claims):
-        if any(c["value"] <= limit * (1 + rule.param("tolerance", 0.0)) for c in group):
-            continue
-        claim = group[0]
+    allowed = limit * (1 + rule.param("tolerance", 0.0))
+    wrong = [group for group in _by_line(claims) if not any(c["value"] <= allowed for c in group)]
+    for claim, also in _one_per_value(wrong):
         scaling = context.get("rope_scaling")
         how = (
             f"{field} {max_pos:,} and rope scaling {dict(scaling)} allow {limit:,}"
@@ -233,9 +243,10 @@ def context_claim(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]
         )
         yield Hit(
             f"card states a context of {int(claim['value']):,} tokens ({claim['text']!r}); "
-            f"config.json {how}",
+            f"config.json {how}" + also_stated(_location(claim), also),
             _location(claim),
             claim["text"],
+            also=also,
         )
 
 
@@ -282,139 +293,3 @@ def _config_line(evidence: Evidence, keys: tuple[str, ...]) -> int | None:
         if line:
             return line
     return None
-
-
-# --------------------------------------------------------------------------- weight files
-
-
-@check("MEM007")
-def index_total_size_matches(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    reasons: list[str] = []
-    checked = False
-    for name, index in weight_indexes(evidence):
-        check_index = _safetensors_index_hits if name == SAFETENSORS_INDEX else bin_index_hits
-        outcome = check_index(evidence, index, rule)
-        if isinstance(outcome, str):
-            reasons.append(f"{name}: {outcome}" if len(weight_indexes(evidence)) > 1 else outcome)
-            continue
-        checked = True
-        yield from outcome
-    if not checked:
-        raise NotApplicable("; ".join(reasons) or "no index total_size or no readable headers")
-
-
-def _safetensors_index_hits(
-    evidence: Evidence, index: Mapping[str, Any], rule: Rule
-) -> list[Hit] | str:
-    """total_size and weight_map against the shard headers, or why they cannot be."""
-    total_size = index_total_size(index)
-    headers = header_walk(evidence).shards  # the readable headers, walked once
-    if total_size is None or not headers:
-        return "no index total_size or no readable headers"
-    weight_map = index_weight_map(index)
-    shards = set(weight_map.values())
-    covered = [h for h in headers if h.path.rsplit("/", 1)[-1] in shards or h.path in shards]
-    if shards and {h.path.rsplit("/", 1)[-1] for h in covered} != {
-        s.rsplit("/", 1)[-1] for s in shards
-    }:
-        return "some shards are missing (MEM008)"
-    data = sum(h.data_bytes for h in covered or headers)
-    hits = []
-    tolerance = rule.param("tolerance_bytes", 0)
-    if abs(data - total_size) > tolerance:
-        hits.append(
-            Hit(
-                f"{SAFETENSORS_INDEX} says total_size {total_size:,} bytes; the shard "
-                f"headers describe {int(data):,} bytes ({_gb(data)}); difference "
-                f"{int(data - total_size):+,} bytes",
-                Location(SAFETENSORS_INDEX, _index_line(evidence, SAFETENSORS_INDEX)),
-                f"total_size: {total_size}",
-            )
-        )
-    names = frozenset().union(*(h.names for h in covered))
-    missing = sorted(set(weight_map) - names)
-    if missing:
-        hits.append(
-            Hit(
-                f"{len(missing)} tensor(s) listed in the index are in no shard header "
-                f"(first: {missing[0]})",
-                Location(SAFETENSORS_INDEX, _index_line(evidence, SAFETENSORS_INDEX, missing[0])),
-                missing[0],
-            )
-        )
-    return hits
-
-
-def _index_line(evidence: Evidence, path: str, key: str = "total_size") -> int | None:
-    text = evidence.repo.text(path)
-    return text.find_text(f'"{key}"') if text else None
-
-
-@check("MEM008")
-def index_shards_present(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    indexes = [(name, index_weight_map(index)) for name, index in weight_indexes(evidence)]
-    indexes = [(name, weight_map) for name, weight_map in indexes if weight_map]
-    if not indexes:
-        raise NotApplicable("no weight index (safetensors or .bin) with a weight_map")
-    present = {entry.path for entry in evidence.repo.files}
-    checked = False
-    for name, weight_map in indexes:
-        shards = sorted(set(weight_map.values()))
-        missing = [shard for shard in shards if shard not in present]
-        if len(missing) == len(shards):
-            continue  # an index-only copy of the repo: nothing to say about its shards
-        checked = True
-        yield from _missing_shards(evidence, name, weight_map, shards, missing, rule)
-    if not checked:
-        raise NotApplicable("no shard is present: an index-only copy of the repo")
-
-
-def _missing_shards(
-    evidence: Evidence,
-    name: str,
-    weight_map: Mapping[str, str],
-    shards: list[str],
-    missing: list[str],
-    rule: Rule,
-) -> Iterator[Hit]:
-    text = evidence.repo.text(name)
-    limit = rule.param("max_listed", 5)
-    if len(missing) > limit:
-        yield Hit(
-            f"{len(missing)} of {len(shards)} shards listed in {name} "
-            f"are not in the repo (first: {missing[0]}): the model cannot be loaded",
-            Location(name, text.find_text(f'"{missing[0]}"') if text else None),
-            ", ".join(missing[:limit]) + ", …",
-        )
-        return
-    for shard in missing:
-        tensors = sum(1 for v in weight_map.values() if v == shard)
-        line = text.find_text(f'"{shard}"') if text else None
-        yield Hit(
-            f"shard {shard} is listed in {name} ({tensors} tensors) but "
-            "is not in the repo: the model cannot be loaded",
-            Location(name, line),
-            shard,
-        )
-
-
-@check("MEM009")
-def shards_complete(evidence: Evidence, facts: Facts, rule: Rule) -> Iterator[Hit]:
-    # what each header describes, from the repo's one walk of its tensors (extract/header_walk)
-    headers = [h for h in header_walk(evidence).shards if h.header_length is not None]
-    if not headers:
-        raise NotApplicable("no readable safetensors headers")
-    for header in headers:
-        expected = 8 + header.header_length + int(header.data_bytes)
-        size = header.size
-        if size is None or size == expected:
-            continue
-        if size == 8 + header.header_length and rule.param("header_only_is_stub", True):
-            continue  # a header-only stub: reported in facts.parameters.details
-        what = "shorter" if size < expected else "longer"
-        yield Hit(
-            f"{header.path} is {size:,} bytes but its header describes {expected:,} "
-            f"({what}: {'truncated download?' if size < expected else 'trailing data'})",
-            Location(header.path),
-            f"{size} != {expected}",
-        )

@@ -24,6 +24,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "code_attribution",
     "waivers",
     "memory",
+    "memory_files",
     "tracking",
     "promises",
     "claims",

@@ -41,6 +41,8 @@ class ClaimTable:
     pointer: re.Pattern[str]
     pointer_discloses: frozenset[str]
     image_words: re.Pattern[str]
+    #: A number followed by one of these units is a figure, not a score.
+    unit_figure: re.Pattern[str] = re.compile(r"(?!)")
 
 
 @cache
@@ -90,6 +92,9 @@ def claim_table() -> ClaimTable:
         pointer=re.compile(pointer["pattern"], flags),
         pointer_discloses=frozenset(str(item) for item in pointer["discloses"]),
         image_words=re.compile(raw["image_words"], flags | re.ASCII),
+        unit_figure=re.compile(
+            r"(?<![0-9A-Za-z_.])\d+(?:[.,]\d+)?\s?" + f"(?:{raw['score_units']})", flags
+        ),
     )
 
 

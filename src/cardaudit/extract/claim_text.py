@@ -60,6 +60,8 @@ def scores_in(
     for bench, _match in named if named is not None else benchmarks_in(text, table):
         stripped = _strip_name(stripped, bench)
     stripped = NOT_SCORES.sub(" ", stripped)
+    if DIGIT.search(stripped):
+        stripped = table.unit_figure.sub(" ", stripped)  # "16 GB" is a figure, not a score
     return [match.group(0).strip() for match in SCORE.finditer(stripped)]
 
 

@@ -13,6 +13,7 @@ next to CJK text; numbers with "％" count as figures.
 import re
 from dataclasses import dataclass, replace
 
+from cardaudit.extract.claim_model_index import model_index_claim
 from cardaudit.extract.claim_table import Benchmark, ClaimTable, Item, claim_table
 from cardaudit.extract.claim_text import (
     SCORE,
@@ -21,6 +22,7 @@ from cardaudit.extract.claim_text import (
     scores_in,
     speed_in,
 )
+from cardaudit.extract.clause_subject import clause_subject
 from cardaudit.extract.literal_filter import search
 from cardaudit.extract.markdown_prose import Document, cleaned_sentences, paragraphs
 from cardaudit.extract.promises import clean
@@ -151,38 +153,71 @@ def _prose_claims(reading: Reading, table: ClaimTable) -> list[Found]:
         found += _image_claims(reading, paragraph, table)
         if re.search(r"<t[dhr]\b", paragraph.text, re.IGNORECASE):
             continue  # HTML table rows belong to their table
+        prior: tuple[Subject, str] | None = None  # the sentence before: (block, text)
         for offset, sentence, text in cleaned_sentences(paragraph, clean):
             number = paragraph.line_at(offset)
-            subject = reading.at(number)
+            block = reading.at(number)
             named = benchmarks_in(text, table)
             figures = speed_in(text, table)
             scores = scores_in(_without(text, figures), table, named) if named else []
             outside = scores_in(_without(PARENS.sub(" ", text), figures), table, named)
             scores = outside or scores
+            previous = _last_subject(reading, prior, text) if named or figures else None
             if named and scores:
                 benches = tuple((bench, text) for bench, _ in named)
-                found.append(
-                    Found(
-                        "benchmark", document, number, number, text, tuple(scores), benches, subject
+                for subject, values in _by_subject(reading, block, text, scores, previous):
+                    found.append(
+                        Found("benchmark", document, number, number, text, values, benches, subject)
                     )
-                )
-            if figures:
-                found.append(
-                    Found("speed", document, number, number, text, tuple(figures), (), subject)
-                )
+            for subject, values in _by_subject(reading, block, text, figures, previous):
+                found.append(Found("speed", document, number, number, text, values, (), subject))
             if not figures and not (named and scores):
                 match = search(table.superiority, text)
                 if match:
-                    subject = subject_near(reading, number, text, match.start())
+                    block = subject_near(reading, number, text, match.start())
                 if match and not table.pointer.search(IMAGE.sub(" ", sentence)):
                     benches = tuple((bench, text) for bench, _ in named)
                     values = (match.group(0),)
                     found.append(
-                        Found(
-                            "superiority", document, number, number, text, values, benches, subject
-                        )
+                        Found("superiority", document, number, number, text, values, benches, block)
                     )
+            prior = (block, text)
     return found
+
+
+def _by_subject(
+    reading: Reading,
+    block: Subject,
+    text: str,
+    values: list[str],
+    previous: Subject | None,
+) -> list[tuple[Subject, tuple[str, ...]]]:
+    """``values`` (in the order ``text`` states them) grouped by the subject of the clause
+    each sits in (extract/clause_subject.py): "Breeze scores 64.1; the base scores 62.5"
+    is one claim about each model."""
+    if not values:
+        return []
+    names = reading.names
+    groups: dict[Subject, list[str]] = {}
+    cursor = 0
+    for value in values:
+        at = text.find(value, cursor)
+        if at < 0:
+            at = max(0, text.find(value))
+        cursor = at + len(value)
+        subject = block if names is None else clause_subject(names, block, text, at, previous)
+        groups.setdefault(subject, []).append(value)
+    return [(subject, tuple(found)) for subject, found in groups.items()]
+
+
+def _last_subject(reading: Reading, prior: tuple[Subject, str] | None, text: str) -> Subject | None:
+    """The subject of the last clause of the sentence before, when ``text`` has a pronoun
+    that may stand for it ("The original model has 14.7B parameters. It scores…")."""
+    names = reading.names
+    if names is None or prior is None or not names.table.pronoun.search(text):
+        return None
+    block, before = prior
+    return clause_subject(names, block, before, max(0, len(before.rstrip(" .")) - 1))
 
 
 def _image_claims(reading: Reading, paragraph, table: ClaimTable) -> list[Found]:
@@ -250,47 +285,6 @@ def _group_by_section(found: list[Found]) -> list[Found]:
     return grouped
 
 
-# --------------------------------------------------------------------------- model-index
-
-
-def model_index_claim(evidence: Evidence) -> Claim | None:
-    """The card's ``model-index`` results that have neither a source nor a verified flag."""
-    card = evidence.card
-    if card is None or card.error:
-        return None
-    index = card.metadata.get("model-index")
-    if not isinstance(index, list):
-        return None
-    unsourced: list[str] = []
-    for entry in index:
-        results = entry.get("results") if isinstance(entry, dict) else None
-        for result in results if isinstance(results, list) else ():
-            if not isinstance(result, dict):
-                continue
-            source = result.get("source")
-            has_source = isinstance(source, dict) and bool(source.get("url") or source.get("name"))
-            dataset = result.get("dataset") if isinstance(result.get("dataset"), dict) else {}
-            name = str(dataset.get("name") or dataset.get("type") or "unnamed dataset")
-            metrics = result.get("metrics") if isinstance(result.get("metrics"), list) else []
-            for metric in metrics:
-                if not isinstance(metric, dict):
-                    continue
-                if has_source or metric.get("verified") is True:
-                    continue
-                label = metric.get("name") or metric.get("type") or "metric"
-                unsourced.append(f"{name} {label}: {metric.get('value')}")
-    if not unsourced:
-        return None
-    return Claim(
-        kind="model_index",
-        text=f"model-index: {len(unsourced)} result(s) without a source or verified flag",
-        path=card.path,
-        line=card.key_line("model-index") or 1,
-        missing=("source", "verified flag"),
-        values=tuple(unsourced),
-    )
-
-
 # --------------------------------------------------------------------------- facts
 
 
@@ -333,6 +327,7 @@ def claim_facts(evidence: Evidence) -> tuple[Claim, ...]:
                     locations=(place,),
                     about=claim.subject.about,
                     inherited=claim.subject.inherited,
+                    reported=claim.subject.reported,
                     headline=document.repo == "model" and claim.line < second_heading,
                 )
             )

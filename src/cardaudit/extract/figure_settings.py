@@ -27,6 +27,14 @@ CONTEXT_LEAD = re.compile(
     + r"(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s?[KkM]\b|\d{3,8}\b)",
     re.IGNORECASE,
 )
+#: "supports 32k", "extended to 128K" on a line about the context: a length the model
+#: handles (a K/M-suffixed or thousands-grouped number only; "trained at 4k" is not one).
+CONTEXT_SUPPORT = re.compile(
+    r"\b(?:supports?|supporting|handles?|extend(?:s|ed)?\s+to)\s++(?:up\s+to\s+)?"
+    + APPROX
+    + r"(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s?[KkM])\b(?!\s*(?:[-/]|tokens?/|per\b))",
+    re.IGNORECASE,
+)
 CONTEXT_WORD = re.compile(r"context|sequence length|window|long[- ]?text", re.IGNORECASE)
 
 
@@ -55,10 +63,32 @@ def _cjk_context() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return after, before
 
 
+#: A later cell of a table row labelled with the context ("| Context | 131072 | 32768 |"):
+#: each column states its own model's context.
+CONTEXT_CELL = re.compile(
+    r"(?<=\|)[ \t]*+" + APPROX + r"(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s?[KkM]|\d{3,8})[ \t]*+"
+    r"(?:tokens?[ \t]*+)?(?=\|)",
+    re.IGNORECASE,
+)
+
+
+def _row_cells(body: str) -> Iterator[re.Match[str]]:
+    """The later cells of each table row whose first cell is a context label."""
+    for lead in CONTEXT_LEAD.finditer(body):
+        if "|" not in body[lead.start() : lead.start("num")]:
+            continue
+        line_end = body.find("\n", lead.end())
+        yield from CONTEXT_CELL.finditer(
+            body, lead.end(), line_end if line_end != -1 else len(body)
+        )
+
+
 def context_figures(file: TextFile, body: str, repo: str) -> Iterator[Figure]:
     seen: set[int] = set()
     readings = [
         (False, CONTEXT_LEAD.finditer(body)),
+        (False, _row_cells(body)),
+        (False, CONTEXT_SUPPORT.finditer(body)),
         (False, anchored_finditer(CONTEXT_TOKENS, CONTEXT_ANCHOR, body)),
     ]
     if has_cjk(body):  # the CJK words cannot match elsewhere: one search rules them out

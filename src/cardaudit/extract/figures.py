@@ -49,19 +49,22 @@ def figures_in(file: TextFile, repo: str = "model") -> list[Figure]:
 
 def stated_figures(evidence: Evidence) -> list[Figure]:
     """Figures in the model card and in the code repo's README, each marked with whether it
-    is about the audited model: a figure of a block about another model (the block's subject,
-    see extract/reading.py) is not, nor is a code-README figure whose line does not name the
-    model (a family README describes every size with the family's name)."""
+    is about the audited model: a figure of a block, clause or table column about another
+    model (extract/figure_subject.py) is not, nor is a code-README figure whose line does
+    not name the model (a family README describes every size with the family's name)."""
+    from cardaudit.extract.figure_subject import figure_subjects
     from cardaudit.extract.reading import read_evidence
 
     readings = {(r.document.repo, r.document.path): r for r, _ in read_evidence(evidence)}
     found: list[Figure] = []
     if evidence.card is not None and not evidence.card.error:
         reading = readings.get(("model", evidence.card.path))
-        for figure in figures_in(evidence.card.file):
-            if reading is not None and not reading.at(figure.line).charged:
-                figure = replace(figure, about_model=False)
-            found.append(figure)
+        figures = figures_in(evidence.card.file)
+        if reading is not None:
+            for figure, subject in zip(figures, figure_subjects(reading, figures), strict=True):
+                found.append(figure if subject.charged else replace(figure, about_model=False))
+        else:
+            found += figures
     if evidence.code is not None:
         names = model_names(evidence)
         for path in evidence.code.find("README.md", "README.rst", "README.txt", "README"):

@@ -13,17 +13,41 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
+from cardaudit.extract.name_forms import (
+    CJK,
+    CJK_HEAD,
+    ProseTable,
+    aliases_of,
+    canonical,
+    cjk_forms,
+    core_and_sizes,
+    name_stem,
+    prose_table,
+    short_forms,
+)
 from cardaudit.model import Evidence
-from cardaudit.rules import load_table
+
+__all__ = [
+    "AUDITED",
+    "CJK",
+    "PAGE",
+    "ModelNames",
+    "ProseTable",
+    "aliases_of",
+    "canonical",
+    "cjk_forms",
+    "core_and_sizes",
+    "model_names",
+    "name_stem",
+    "prose_table",
+    "short_forms",
+]
 
 AUDITED = "audited"
 PAGE = "page"
 
-#: Han, kana and Hangul: scripts written without spaces between words.
-CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 #: One part of a name: Latin letters (with accents), digits, "_" and "." — never CJK, so
 #: a name written against CJK text ("基于Qwen2.5-7B-Instruct微调") ends where the name does.
 _PART = r"[A-Za-z0-9_.\u00c0-\u024f]"
@@ -37,7 +61,6 @@ NAME = re.compile(
     rf"(?:[A-Za-z]{_PART}{{0,60}}|[{CJK}]{{1,16}}(?=-?[A-Za-z0-9]){_PART}{{0,60}})"
     rf"(?:(?:-| (?=\d)| (?=[A-Za-z]{{1,3}}\d)){_PART}{{1,60}}){{0,8}}"
 )
-_CJK_HEAD = re.compile(rf"^[{CJK}]+")
 LINK_TARGET = re.compile(r"\]\([^)\s]{0,500}\)|<[^>\n]{0,500}>|https?://\S{1,500}")
 LEAD = re.compile(r"^[\s>*_`\-+#|\[(\"'“]{0,12}(?:\d+[.)]\s{1,4})?")
 DATE_ITEM = re.compile(
@@ -50,73 +73,6 @@ EMOJI = re.compile(r"^[^\w\s]{1,8}\s{0,3}")
 DIGIT = re.compile(r"\d")
 #: A letter and a digit in one part, or a digit joined by a hyphen ("Qwen2", "GPT-4o", "X-1.5").
 MIXED = re.compile(r"[A-Za-z]\d|\d[A-Za-z]|-\d|\d-")
-
-
-def cjk_forms(token: str) -> list[str]:
-    """``token`` without each run of leading CJK characters: in "我们发布了云雀-7B" the name
-    is one of the run's endings ("云雀-7B"), not the run."""
-    head = _CJK_HEAD.match(token)
-    if head is None:
-        return []
-    forms = [token[start:] for start in range(1, head.end())]
-    rest = token[head.end() :]
-    if rest[:1].isalpha():  # "基于Qwen2.5-7B": the Latin name after the CJK words
-        forms.append(rest)
-    return forms
-
-
-@dataclass(frozen=True)
-class ProseTable:
-    variant_suffix: re.Pattern[str]
-    size_part: re.Pattern[str]
-    converted_name: re.Pattern[str]
-    family_sections: re.Pattern[str]
-    original_card: re.Pattern[str]
-    self_reference: re.Pattern[str]
-    possessive_lead: re.Pattern[str]
-    not_model_names: re.Pattern[str]
-    generic_names: re.Pattern[str]
-
-
-@cache
-def prose_table() -> ProseTable:
-    raw: dict[str, Any] = load_table("prose")
-    flags = re.IGNORECASE
-    return ProseTable(
-        **{key: re.compile(str(raw[key]), flags) for key in ProseTable.__dataclass_fields__}
-    )
-
-
-def canonical(name: str) -> str:
-    """A comparable form of a model name: no org, lower case, no separators or dots."""
-    name = name.strip().strip("*_`.,;:!?\"'()[]").rsplit("/", 1)[-1].lower()
-    return re.sub(r"[\s_.\-]+", "", name)
-
-
-def name_stem(name: str) -> str:
-    match = re.match(r"[a-z]+", name.rsplit("/", 1)[-1].lower())
-    return match.group(0) if match and len(match.group(0)) >= 3 else ""
-
-
-def aliases_of(name: str, table: ProseTable) -> set[str]:
-    """``name`` and the names it goes by without trailing size / format / variant parts."""
-    found = {canonical(name)}
-    parts = re.split(r"[-_ ]", name.rsplit("/", 1)[-1])
-    while len(parts) > 1 and table.variant_suffix.match(parts[-1]):
-        parts.pop()
-        found.add(canonical("-".join(parts)))
-    return {alias for alias in found if len(alias) >= 3}
-
-
-def core_and_sizes(name: str, table: ProseTable) -> tuple[str, frozenset[str]]:
-    """(the name without trailing size / format / variant parts, the sizes among them)."""
-    parts = re.split(r"[-_ ]", name.rsplit("/", 1)[-1])
-    sizes = set()
-    while len(parts) > 1 and table.variant_suffix.match(parts[-1]):
-        part = parts.pop().lower()
-        if table.size_part.match(part):
-            sizes.add(part)
-    return canonical("-".join(parts)), frozenset(sizes)
 
 
 @dataclass(frozen=True)
@@ -137,6 +93,13 @@ class ModelNames:
     #: The audited names without size / variant parts ("云雀" of "云雀-7B-Chat"): the same
     #: core with another size is a sibling ("云雀-72B").
     cores: frozenset[str] = frozenset()
+    #: Short forms of the audited cores: their trailing parts from a word of three letters
+    #: on ("orca" of "Llama-3.1-Orca-8B", "nova" of "Zephyr-Nova-7B"). With a size the
+    #: audited model has, a short form is the audited model ("Orca-8B"); with another, a
+    #: sibling ("Orca-70B").
+    short_cores: frozenset[str] = frozenset()
+    #: The card's base models as written (``base_model``), in order.
+    bases: tuple[str, ...] = ()
 
     def is_audited(self, token: str) -> bool:
         return _is_audited(self, token)
@@ -155,6 +118,8 @@ class ModelNames:
         ):
             return True
         core, sizes = core_and_sizes(token, self.table)
+        if core in self.short_cores and sizes and self.sizes:
+            return sizes <= self.sizes
         if core not in self.aliases or not sizes:
             return False
         return not self.sizes or sizes <= self.sizes
@@ -177,7 +142,7 @@ class ModelNames:
             return True
         if self._sibling(bare):
             return True
-        if _CJK_HEAD.match(bare):  # CJK words before a Latin name: judge the name
+        if CJK_HEAD.match(bare):  # CJK words before a Latin name: judge the name
             rest = cjk_forms(bare)[-1:]
             return bool(rest) and rest[0][:1].isalpha() and self._other(rest[0], loose)
         return loose and _looks_like_model(bare)
@@ -185,15 +150,16 @@ class ModelNames:
     def _sibling(self, token: str) -> bool:
         """An audited name's core with a size the audited model does not have."""
         key = canonical(token)
-        if not self.sizes or not any(key.startswith(core) for core in self.cores):
+        known = self.cores | self.short_cores
+        if not self.sizes or not any(key.startswith(core) for core in known):
             return False
         core, sizes = core_and_sizes(token, self.table)
-        return bool(sizes and self.sizes) and core in self.cores and not sizes <= self.sizes
+        return bool(sizes and self.sizes) and core in known and not sizes <= self.sizes
 
     def other_name(self, token: str, loose: bool = False) -> str | None:
         """The other model ``token`` names, or None: for a CJK run, the ending that is a
         sibling of the audited model, else the Latin name after it."""
-        if not _CJK_HEAD.match(token):
+        if not CJK_HEAD.match(token):
             return token if self.is_other(token, loose) else None
         for form in (token, *cjk_forms(token)):
             if self._sibling(form):
@@ -203,10 +169,11 @@ class ModelNames:
             return rest[0]
         return None
 
-    def named(self, text: str) -> list[tuple[int, bool, str]]:
+    def named(self, text: str, loose: bool = False) -> list[tuple[int, bool, str]]:
         """(offset, is the audited model, name) of every model named in ``text``, in order;
-        a self-reference ("our model", "we") counts as the audited model."""
-        found = [(start, False, name) for start, name in self.scan(text)[1]]
+        a self-reference ("our model", "we") counts as the audited model; ``loose``: any
+        model-shaped word is a name (see :meth:`is_other`)."""
+        found = [(start, False, name) for start, name in self.scan(text, loose)[1]]
         clean = LINK_TARGET.sub(lambda m: " " * len(m.group(0)), text)
         for match in NAME.finditer(clean):
             token = match.group(0).rstrip(".-")
@@ -367,20 +334,24 @@ def model_names(evidence: Evidence) -> ModelNames:
     stems: set[str] = set()
     sizes: set[str] = set()
     cores: set[str] = set()
+    short: set[str] = set()
     for position, name in enumerate(names):
         if not name or table.generic_names.match(name.rsplit("/", 1)[-1].strip()):
             continue
         aliases |= aliases_of(name, table)
         core, name_sizes = core_and_sizes(name, table)
         sizes |= name_sizes
-        if name_sizes and len(core) >= (2 if _CJK_HEAD.match(core) else 3):
+        if name_sizes and len(core) >= (2 if CJK_HEAD.match(core) else 3):
             cores.add(core)
+            short |= short_forms(name, table)
         if position < 2 or name == value:  # the repo ids and model_name, not a title
             stems.add(name_stem(name))
     bases = metadata.get("base_model")
     bases = [bases] if isinstance(bases, str) else bases if isinstance(bases, list) else []
     bases = [str(b) for b in bases if isinstance(b, str) and b.strip()]
     known = {canonical(b) for b in bases} - aliases
+    # a short form that is a base's name ("Llama" of "DeepSeek-R1-Distill-Llama-8B") is not ours
+    short -= {core_and_sizes(b, table)[0] for b in bases}
     converted = _is_converted(evidence, metadata, table)
     original = bases[0] if converted and bases else None
     own_org = evidence.target.id.replace("__", "/").split("/", 1)[0].lower()
@@ -397,6 +368,8 @@ def model_names(evidence: Evidence) -> ModelNames:
         converted,
         table,
         cores=frozenset(cores),
+        short_cores=frozenset(short - cores),
+        bases=tuple(bases),
     )
 
 

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cardaudit.extract.clause_subject import base_name
 from cardaudit.extract.markdown_prose import (
     Document,
     Table,
@@ -48,6 +49,7 @@ from cardaudit.extract.model_names import (
     name_stem,
     prose_table,
 )
+from cardaudit.extract.subject import PAGE_SUBJECT, Subject
 from cardaudit.model import Evidence, RepoSnapshot
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "Subject",
     "aliases_of",
     "canonical",
+    "column_subjects",
     "core_and_sizes",
     "model_names",
     "prose_table",
@@ -67,23 +70,6 @@ __all__ = [
     "subject_json",
     "subject_near",
 ]
-
-
-@dataclass(frozen=True)
-class Subject:
-    """What a block is about: ``about`` is "audited", "page" or another model's name;
-    ``inherited`` marks the original card a converted repo carries."""
-
-    about: str = PAGE
-    inherited: bool = False
-
-    @property
-    def charged(self) -> bool:
-        """Whether a finding may charge the audited model with this block."""
-        return self.about in (AUDITED, PAGE)
-
-
-PAGE_SUBJECT = Subject()
 
 
 # --------------------------------------------------------------------------- reading
@@ -223,9 +209,12 @@ def _opens_original(title: str, depth: int, seen_heading: bool, names: ModelName
 
 
 def _table_subject(block: Table, section: Subject, names: ModelNames) -> Subject:
-    """A table naming the audited model (header or row label) is its; one whose named
-    models are all others is the first other's; otherwise the section's."""
+    """A table naming the audited model (header or row label, or a self-labelled column:
+    "Ours", "This model", "本模型") is its; one whose named models are all others is the
+    first other's; otherwise the section's."""
     cells = list(block.rows[0][1][1:]) if block.rows else []
+    if any(_self_column(cell, names) for cell in cells):
+        return Subject(AUDITED, section.inherited)
     cells += [row[0] for _, row in block.rows[1:] if row]
     others: list[str] = []
     for cell in cells:
@@ -236,6 +225,33 @@ def _table_subject(block: Table, section: Subject, names: ModelNames) -> Subject
     if others and section.charged:
         return Subject(others[0], section.inherited)
     return section
+
+
+def _self_column(cell: str, names: ModelNames) -> bool:
+    """Whether a header cell names the audited model by a self-reference ("**Ours**")."""
+    return bool(names.table.self_column.match(cell.strip(" *_`()[]:")))
+
+
+def column_subjects(block: Table, section: Subject, names: ModelNames) -> tuple[Subject, ...]:
+    """The subject of each column of a table, from its header cell: the audited model's
+    name or a self-reference ("Ours") make it the audited model's, another model's name or
+    a base reference ("Teacher", "Base model") that model's; any other header (a label
+    column, "Student", "Value") keeps the section's subject."""
+    if not block.rows:
+        return ()
+    found = []
+    for cell in block.rows[0][1]:
+        text = cell.strip(" *_`")
+        audited, named = names.scan(text, loose=True)
+        if audited or _self_column(text, names):
+            found.append(Subject(AUDITED, section.inherited))
+        elif named and _leads(text, named[0][0]):
+            found.append(Subject(named[0][1], section.inherited))
+        elif text and names.table.base_reference.match(text):
+            found.append(Subject(base_name(names, [name for _, name in named]), section.inherited))
+        else:
+            found.append(section)
+    return tuple(found)
 
 
 # --------------------------------------------------------------------------- evidence
@@ -277,4 +293,6 @@ def subject_json(subject: Subject) -> dict[str, Any]:
     data: dict[str, Any] = {"about": subject.about}
     if subject.inherited:
         data["inherited"] = True
+    if subject.reported:
+        data["reported"] = True
     return data

@@ -26,7 +26,9 @@ def sizing_facts(
         parameters = ParameterFacts(details={"error": f"{type(exc).__name__}: {exc}"})
     if evidence.base and parameters.total is not None:
         parameters = _with_bases(evidence, parameters)
-    stated = [f.value for f in figures if f.kind == "context" and f.repo == "model"]
+    stated = [
+        f.value for f in figures if f.kind == "context" and f.repo == "model" and f.about_model
+    ]
     try:
         memory = memory_facts(
             evidence,
