@@ -204,12 +204,14 @@ def base_name(names: ModelNames, others: Sequence[str]) -> str:
 
 def _other_size(names: ModelNames, head: str) -> str | None:
     """A self-reference ("Our 70B model" on an 8B card) whose next words carry a size the
-    whose next words carry a size the audited model does not have: about that sibling."""
+    audited model does not have: about that sibling."""
     if not names.sizes or not names.table.self_reference.match(head):
         return None
     words = WORD.findall(head)[1:3]
     for index, word in enumerate(words):
         size = word.strip("*_`,.").lower()
+        if size.endswith("k"):
+            continue  # "128K": a context or token count, never a model's size
         if names.table.size_part.match(size) and size not in names.sizes:
             noun = words[index + 1] if index + 1 < len(words) else ""
             return f"{word.strip('*_`,.')} {noun}".strip()
