@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from cardaudit.extract.model_names import AUDITED, ModelNames
+from cardaudit.extract.model_names import AUDITED, MEMO_LIMIT, MEMO_TEXT_LIMIT, ModelNames
 from cardaudit.extract.subject import Subject
 
 #: Where a clause ends: a sentence end, a semicolon, a paragraph break, an HTML paragraph,
@@ -116,8 +116,33 @@ def clause_subject(
     says at ``offset``; ``previous`` is the subject of the clause before it, if any."""
     if not block.charged:
         return block
-    table = names.table
     start, end, soft = _clause(text, offset)
+    clause = text[start:end]
+    if soft:  # the subject may come from the clauses before: not one clause's alone
+        return _clause_subject(names, block, text, offset, previous, continued, start, end, soft)
+    # a clause's subject depends on the clause alone (a card repeats its clauses: rows,
+    # list items), so it is remembered
+    key = ("clause", clause, offset - start, block, previous)
+    found = names.memo.get(key)
+    if found is None:
+        found = _clause_subject(names, block, text, offset, previous, continued, start, end, soft)
+        if len(names.memo) < MEMO_LIMIT and len(clause) <= MEMO_TEXT_LIMIT:
+            names.memo[key] = found
+    return found
+
+
+def _clause_subject(
+    names: ModelNames,
+    block: Subject,
+    text: str,
+    offset: int,
+    previous: Subject | None,
+    continued: int,
+    start: int,
+    end: int,
+    soft: bool,
+) -> Subject:
+    table = names.table
     clause = text[start:end]
     reported = bool(table.reported_by.search(clause))
     bracket = _open_bracket(text, start, offset)

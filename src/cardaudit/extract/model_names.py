@@ -172,7 +172,19 @@ class ModelNames:
     def named(self, text: str, loose: bool = False) -> list[tuple[int, bool, str]]:
         """(offset, is the audited model, name) of every model named in ``text``, in order;
         a self-reference ("our model", "we") counts as the audited model; ``loose``: any
-        model-shaped word is a name (see :meth:`is_other`)."""
+        model-shaped word is a name (see :meth:`is_other`). Remembered per text (a card
+        repeats its clauses: table rows, list items, boilerplate)."""
+        key = ("n", loose, text)
+        memo = self.memo
+        known = memo.get(key)
+        if known is not None:
+            return list(known)
+        found = self._named(text, loose)
+        if len(memo) < MEMO_LIMIT and len(text) <= MEMO_TEXT_LIMIT:
+            memo[key] = tuple(found)
+        return found
+
+    def _named(self, text: str, loose: bool) -> list[tuple[int, bool, str]]:
         found = [(start, False, name) for start, name in self.scan(text, loose)[1]]
         clean = LINK_TARGET.sub(lambda m: " " * len(m.group(0)), text)
         for match in NAME.finditer(clean):
@@ -248,6 +260,8 @@ def _token_kind(
 
 #: Most words a card repeats are remembered per ModelNames, up to this many.
 MEMO_LIMIT = 100_000
+#: Texts up to this long are remembered by :meth:`ModelNames.named` (clauses, not pages).
+MEMO_TEXT_LIMIT = 2_000
 
 
 def _is_audited(names: ModelNames, token: str) -> bool:
