@@ -116,18 +116,16 @@ def clause_subject(
     says at ``offset``; ``previous`` is the subject of the clause before it, if any."""
     if not block.charged:
         return block
-    start, end, soft = _clause(text, offset)
-    clause = text[start:end]
-    if soft:  # the subject may come from the clauses before: not one clause's alone
-        return _clause_subject(names, block, text, offset, previous, continued, start, end, soft)
-    # a clause's subject depends on the clause alone (a card repeats its clauses: rows,
-    # list items), so it is remembered
-    key = ("clause", clause, offset - start, block, previous)
-    found = names.memo.get(key)
+    # a pure function of its arguments, remembered for texts a card repeats (table rows,
+    # list items, boilerplate paragraphs)
+    key = ("clause", text, offset, block, previous, continued)
+    memo = names.memo
+    found = memo.get(key)
     if found is None:
+        start, end, soft = _clause(text, offset)
         found = _clause_subject(names, block, text, offset, previous, continued, start, end, soft)
-        if len(names.memo) < MEMO_LIMIT and len(clause) <= MEMO_TEXT_LIMIT:
-            names.memo[key] = found
+        if len(memo) < MEMO_LIMIT and len(text) <= MEMO_TEXT_LIMIT:
+            memo[key] = found
     return found
 
 
