@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from cardaudit.rules import load_table
@@ -56,10 +56,15 @@ def prose_table() -> ProseTable:
     )
 
 
+SEPARATORS = re.compile(r"[\s_.\-]+")
+
+
+@lru_cache(maxsize=1 << 16)
 def canonical(name: str) -> str:
-    """A comparable form of a model name: no org, lower case, no separators or dots."""
+    """A comparable form of a model name: no org, lower case, no separators or dots
+    (remembered: every word of a card is asked for it by several readings)."""
     name = name.strip().strip("*_`.,;:!?\"'()[]").rsplit("/", 1)[-1].lower()
-    return re.sub(r"[\s_.\-]+", "", name)
+    return SEPARATORS.sub("", name)
 
 
 def name_stem(name: str) -> str:
