@@ -54,6 +54,20 @@ def sizes(
     return hidden, layers, vocab
 
 
+def standard_shape(cfg: Mapping[str, Any]) -> tuple[int, int, int, int] | str:
+    """(hidden size, layers, vocabulary, attention heads) of a config under transformers'
+    standard keys (``hidden_size``, ``num_hidden_layers``, ``num_attention_heads``), or why
+    they cannot be read."""
+    found = sizes(cfg, ("hidden_size",), ("num_hidden_layers",))
+    if isinstance(found, str):
+        return found
+    hidden, layers, vocab = found
+    heads = heads_of(cfg, hidden, "num_attention_heads")
+    if isinstance(heads, str):
+        return heads
+    return hidden, layers, vocab, heads
+
+
 def heads_of(cfg: Mapping[str, Any], hidden: int, *keys: str) -> int | str:
     heads = _int(cfg, *keys)
     if not heads or hidden % heads:
@@ -123,13 +137,10 @@ def count_gpt_neox(cfg: Mapping[str, Any]) -> ConfigCount | str:
     """GPT-NeoX (Pythia, GPT-NeoX-20B): fused qkv and dense with biases
     (``attention_bias``), a biased 2-matrix GELU MLP, two LayerNorms a layer, untied
     ``embed_out``; ``rotary_pct`` and ``use_parallel_residual`` add no parameter."""
-    found = sizes(cfg, ("hidden_size",), ("num_hidden_layers",))
-    if isinstance(found, str):
-        return found
-    hidden, layers, vocab = found
-    heads = heads_of(cfg, hidden, "num_attention_heads")
-    if isinstance(heads, str):
-        return heads
+    shape = standard_shape(cfg)
+    if isinstance(shape, str):
+        return shape
+    hidden, layers, vocab, _heads = shape
     inter = _int(cfg, "intermediate_size")
     if not inter:
         return "GPT-NeoX config has no intermediate_size (transformers would build 24,576)"
@@ -219,13 +230,10 @@ def count_opt(cfg: Mapping[str, Any]) -> ConfigCount | str:
     biases (``enable_bias``), two LayerNorms a layer, a final LayerNorm only when
     ``do_layer_norm_before`` (and not ``_remove_final_layer_norm``), and projections in and
     out when ``word_embed_proj_dim`` differs from the hidden size (OPT-350m)."""
-    found = sizes(cfg, ("hidden_size",), ("num_hidden_layers",))
-    if isinstance(found, str):
-        return found
-    hidden, layers, vocab = found
-    heads = heads_of(cfg, hidden, "num_attention_heads")
-    if isinstance(heads, str):
-        return heads
+    shape = standard_shape(cfg)
+    if isinstance(shape, str):
+        return shape
+    hidden, layers, vocab, _heads = shape
     ffn = _int(cfg, "ffn_dim")
     positions = _int(cfg, "max_position_embeddings")
     if not ffn or not positions:

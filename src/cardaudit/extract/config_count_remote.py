@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from cardaudit.extract.config_count_older import dense_count, heads_of, sizes, tied
+from cardaudit.extract.config_count_older import dense_count, sizes, standard_shape, tied
 from cardaudit.extract.config_fields import ConfigCount, _int, architecture, model_type
 
 
@@ -29,13 +29,10 @@ def count_baichuan(cfg: Mapping[str, Any]) -> ConfigCount | str:
     """Baichuan 1 / 2 (``modeling_baichuan.py``): a fused bias-free ``W_pack`` (q, k, v),
     ``o_proj``, a gated SiLU MLP, RMSNorms and an untied head (Baichuan 2's NormHead has
     the same (vocab, hidden) weight). RoPE (7B) and ALiBi (13B) add no parameter."""
-    found = sizes(cfg, ("hidden_size",), ("num_hidden_layers",))
-    if isinstance(found, str):
-        return found
-    hidden, layers, vocab = found
-    heads = heads_of(cfg, hidden, "num_attention_heads")
-    if isinstance(heads, str):
-        return heads
+    shape = standard_shape(cfg)
+    if isinstance(shape, str):
+        return shape
+    hidden, layers, vocab, heads = shape
     inter = _int(cfg, "intermediate_size")
     if not inter:
         return "Baichuan config has no intermediate_size"
@@ -104,13 +101,10 @@ def count_chatglm(cfg: Mapping[str, Any]) -> ConfigCount | str:
 def count_internlm(cfg: Mapping[str, Any]) -> ConfigCount | str:
     """InternLM (first generation, ``modeling_internlm.py``): the Llama layout with biases
     on q/k/v/o under ``bias`` (true in the 7B), no grouped-query attention."""
-    found = sizes(cfg, ("hidden_size",), ("num_hidden_layers",))
-    if isinstance(found, str):
-        return found
-    hidden, layers, vocab = found
-    heads = heads_of(cfg, hidden, "num_attention_heads")
-    if isinstance(heads, str):
-        return heads
+    shape = standard_shape(cfg)
+    if isinstance(shape, str):
+        return shape
+    hidden, layers, vocab, heads = shape
     inter = _int(cfg, "intermediate_size")
     if not inter:
         return "InternLM config has no intermediate_size"
@@ -131,13 +125,10 @@ def count_internlm2(cfg: Mapping[str, Any]) -> ConfigCount | str:
     """InternLM 2 / 2.5 (``modeling_internlm2.py``): a fused ``wqkv`` of ``(heads + 2 ×
     kv_heads) × head_dim`` and ``wo``, biased under ``bias``; a bias-free gated MLP (w1,
     w3, w2); RMSNorms; ``tok_embeddings`` and an untied ``output``."""
-    found = sizes(cfg, ("hidden_size",), ("num_hidden_layers",))
-    if isinstance(found, str):
-        return found
-    hidden, layers, vocab = found
-    heads = heads_of(cfg, hidden, "num_attention_heads")
-    if isinstance(heads, str):
-        return heads
+    shape = standard_shape(cfg)
+    if isinstance(shape, str):
+        return shape
+    hidden, layers, vocab, heads = shape
     inter = _int(cfg, "intermediate_size")
     if not inter:
         return "InternLM2 config has no intermediate_size"
