@@ -8,7 +8,7 @@ audit made itself is shown as ``repo-id:path``.
 from __future__ import annotations
 
 from cardaudit.model import Finding, Report
-from cardaudit.reporters.locate import local_file, one_line, repo_roots
+from cardaudit.reporters.locate import also_at, local_file, one_line, repo_roots
 
 
 def _where(finding: Finding, report: Report, roots: dict[str, str | None]) -> str:
@@ -24,7 +24,7 @@ def _also(finding: Finding) -> str:
     """The other places of a repeated promise or claim, with their lines."""
     if not finding.also:
         return ""
-    return f" [also at {one_line(', '.join(place.display() for place in finding.also))}]"
+    return f" [also at {one_line(also_at(finding))}]"
 
 
 def _plural(count: int, word: str) -> str:

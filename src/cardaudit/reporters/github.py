@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from cardaudit.model import Finding, Report
 from cardaudit.reporters.common import rule_title
-from cardaudit.reporters.locate import local_file, repo_roots
+from cardaudit.reporters.locate import also_at, local_file, repo_roots
 
 LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -41,7 +41,7 @@ def _command(finding: Finding, roots: dict[str, str | None], report: Report) -> 
         where = report.target.id if finding.location.repo == "model" else finding.location.repo
         message = f"{where}:{finding.location.display()}: {message}"
     if finding.also:
-        message += f"\nalso at: {', '.join(place.display() for place in finding.also)}"
+        message += f"\nalso at: {also_at(finding)}"
     if finding.evidence:
         message += f"\nevidence: {finding.evidence}"
     if finding.remediation:

@@ -42,6 +42,12 @@ def local_file(finding: Finding, roots: dict[str, str | None]) -> str | None:
     return posixpath.join(root, location.path) if root else location.path
 
 
+def also_at(finding: Finding) -> str:
+    """The other places of a repeated promise or claim, with their lines
+    ("README.md:19, code:README.md:4"); empty when there are none."""
+    return ", ".join(place.display() for place in finding.also)
+
+
 def one_line(text: str) -> str:
     """``text`` on one line, every control, format (bidi) or line-separator character shown
     as ``\\uXXXX`` so a card cannot forge lines or reorder what the reader sees."""

@@ -6,6 +6,7 @@ import io
 
 from cardaudit.model import Report
 from cardaudit.reporters.common import not_checked_rows, not_read
+from cardaudit.reporters.locate import also_at
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -127,8 +128,7 @@ def _findings_table(report: Report, findings=None, title: str = "Findings"):
     for finding in report.findings if findings is None else findings:
         detail = _escape(finding.message)
         if finding.also:
-            places = ", ".join(place.display() for place in finding.also)
-            detail += f"\n[dim]also at:[/dim] {_escape(places)}"
+            detail += f"\n[dim]also at:[/dim] {_escape(also_at(finding))}"
         if finding.evidence:
             detail += f"\n[dim]evidence:[/dim] {_escape(finding.evidence)}"
         if finding.remediation:
