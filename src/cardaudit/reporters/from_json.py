@@ -83,7 +83,9 @@ def _finding(data: Mapping[str, Any], suppressed_by: str | None = None) -> Findi
         evidence=data.get("evidence"),
         remediation=data.get("remediation"),
         suppressed_by=data.get("suppressed_by") or suppressed_by,
-        also=tuple(_location(place) for place in data.get("also_at") or () if place),
+        also=tuple(
+            _location(place) for place in data.get("also_at") or () if isinstance(place, Mapping)
+        ),
     )
 
 
